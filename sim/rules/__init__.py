@@ -1,0 +1,48 @@
+"""The rules: rulesets and the pure-Python rules reference.
+
+This package is the ground truth the compiled engine is checked against; it
+never imports the engine.
+"""
+
+from sim.rules.hands import best_collection, best_opening, max_melded_cards, meets_contract
+from sim.rules.melds import MeldReading, candidate_melds, classify_meld, meld_points, meld_readings
+from sim.rules.ruleset import (
+    CONTRACTS,
+    GAMES,
+    KNOBS,
+    PRESETS,
+    Ruleset,
+    RulesetError,
+    as_ruleset,
+    load,
+    preset,
+)
+from sim.rules.scoring import card_penalty, hand_penalty, round_scores
+
+RULES_VERSION = 1
+"""Bumped whenever a rule's behaviour changes (never for a speed-up); stored with results."""
+
+__all__ = [
+    "CONTRACTS",
+    "GAMES",
+    "KNOBS",
+    "PRESETS",
+    "RULES_VERSION",
+    "MeldReading",
+    "Ruleset",
+    "RulesetError",
+    "as_ruleset",
+    "best_collection",
+    "best_opening",
+    "candidate_melds",
+    "card_penalty",
+    "classify_meld",
+    "hand_penalty",
+    "load",
+    "max_melded_cards",
+    "meets_contract",
+    "meld_points",
+    "meld_readings",
+    "preset",
+    "round_scores",
+]

@@ -1,0 +1,354 @@
+"""The ruleset: every rule difference of RULES.md as one validated knob.
+
+A :class:`Ruleset` is immutable. Presets are TOML files shipped beside this
+module (``presets/*.toml``); :func:`preset` loads one and applies overrides,
+:func:`load` reads a user's TOML file. Every construction path runs the same
+validation, so a ruleset that exists is one the engine can play.
+
+The knobs (RULES.md sections 2 to 8; ``docs/rules.md`` has the decisions):
+
+=============================  =====================================================
+knob                           meaning and allowed values
+=============================  =====================================================
+``game``                       family: ``rami51``, ``contrat``, ``basic``
+``players``                    seats at the table (rami51 2-5, contrat 3-5, basic 2-6)
+``decks``                      52-card decks shuffled together (1 or 2)
+``jokers``                     jokers added, 0 .. 2 per deck, or ``"players-1"``
+``deal``                       cards dealt to each player, or ``"auto"`` (basic: by
+                               player count; contrat: by the deal's contract)
+``first_player_extra_card``    the first player gets one more card and starts by
+                               discarding without drawing
+``min_run``                    fewest cards in a run (3; 4 in contrat)
+``ace_high``                   Q-K-A allowed (K-A-2 never is)
+``jokers_per_meld``            at most this many jokers in one meld (1)
+``add_before_opening``         cards may be added to table melds before the player
+                               has laid anything (basic rummy)
+``open_threshold``             points the first laying must reach (51)
+``open_needs_natural_run``     the first laying must hold a run without joker
+``open_threshold_rises``       each later opener must beat the previous opening
+``lay_all_ignores_opening``    laying the whole hand at once needs no threshold
+``discard_take``               ``must_use``, ``free`` or ``only_after_opening``
+``discard_playable``           ``allowed`` or ``forbidden``: discarding a card that
+                               fits a table meld
+``last_card_no_discard_take``  a player holding one card may not take a discard
+                               that could be added to the table
+``joker_recovery_from_set``    ``missing_suit`` or ``unambiguous_only``
+``go_out``                     ``lay_or_discard`` or ``discard_only``
+``stock_exhausted``            ``reshuffle``, ``turn_once_then_block`` or
+                               ``flip_no_shuffle``
+``blocked_scoring``            a blocked round scores ``nothing`` or ``hands``
+``ace_penalty``                points of an ace left in hand (11; contrat 15; basic 1)
+``joker_penalty``              points of a joker left in hand (20; 25; contrat 15)
+``unopened_penalty``           points of a player who has not opened (100), or
+                               ``"count_cards"``
+``rami_sec``                   ``double``, ``flat_200`` or ``none``
+``game_target``                a game ends after the round where a total reaches it
+                               (rami51; 0 where the game is a fixed number of rounds)
+``game_rounds``                rounds in a game (contrat 7, basic 3; 0 = play to
+                               ``game_target``)
+``may_i``                      "Puis-je ?" is played (contrat)
+``may_i_limit``                most cards leaving the discard by "Puis-je ?" for one
+                               stock draw (3)
+``turn_cap``                   turns after which a round is recorded as blocked
+=============================  =====================================================
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import tomllib
+from dataclasses import dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+__all__ = [
+    "CONTRACTS",
+    "GAMES",
+    "PRESETS",
+    "Ruleset",
+    "RulesetError",
+    "as_ruleset",
+    "load",
+    "preset",
+]
+
+GAMES = ("rami51", "contrat", "basic")
+PRESETS = ("rami51", "rami51-ducale", "rami51-classic", "contrat", "basic")
+
+CONTRACTS: tuple[tuple[int, int, int], ...] = (
+    # (sets, runs, cards dealt) for deals 1 .. 7 of Rami contrat (RULES.md section 6)
+    (2, 0, 10),
+    (1, 1, 10),
+    (0, 2, 10),
+    (3, 0, 12),
+    (2, 1, 12),
+    (1, 2, 12),
+    (0, 3, 12),
+)
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "game": GAMES,
+    "discard_take": ("must_use", "free", "only_after_opening"),
+    "discard_playable": ("allowed", "forbidden"),
+    "joker_recovery_from_set": ("missing_suit", "unambiguous_only"),
+    "go_out": ("lay_or_discard", "discard_only"),
+    "stock_exhausted": ("reshuffle", "turn_once_then_block", "flip_no_shuffle"),
+    "blocked_scoring": ("nothing", "hands"),
+    "rami_sec": ("double", "flat_200", "none"),
+}
+_PLAYERS = {"rami51": (2, 5), "contrat": (3, 5), "basic": (2, 6)}
+_BASIC_DEAL = {2: 10, 3: 7, 4: 7, 5: 6, 6: 6}
+
+
+class RulesetError(ValueError):
+    """A ruleset knob has a wrong name, type or value, or knobs contradict each other."""
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Every rule of one way to play, as data. See the module docstring for the knobs."""
+
+    game: str = "rami51"
+    players: int = 4
+    decks: int = 2
+    jokers: int | str = 4
+    deal: int | str = 13
+    first_player_extra_card: bool = False
+    min_run: int = 3
+    ace_high: bool = True
+    jokers_per_meld: int = 1
+    add_before_opening: bool = False
+    open_threshold: int = 51
+    open_needs_natural_run: bool = False
+    open_threshold_rises: bool = False
+    lay_all_ignores_opening: bool = False
+    discard_take: str = "must_use"
+    discard_playable: str = "allowed"
+    last_card_no_discard_take: bool = False
+    joker_recovery_from_set: str = "missing_suit"
+    go_out: str = "lay_or_discard"
+    stock_exhausted: str = "reshuffle"
+    blocked_scoring: str = "nothing"
+    ace_penalty: int = 11
+    joker_penalty: int = 20
+    unopened_penalty: int | str = 100
+    rami_sec: str = "double"
+    game_target: int = 500
+    game_rounds: int = 0
+    may_i: bool = False
+    may_i_limit: int = 3
+    turn_cap: int = 1000
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # ----------------------------------------------------------------- derived
+    @property
+    def n_jokers(self) -> int:
+        """Jokers in the deck, with ``"players-1"`` resolved."""
+        return self.players - 1 if self.jokers == "players-1" else int(self.jokers)
+
+    @property
+    def deck_size(self) -> int:
+        """Physical cards in the deck: 108 for Rami 51, 52 for basic rummy."""
+        return 52 * self.decks + self.n_jokers
+
+    def hand_size(self, round_index: int = 0) -> int:
+        """Cards dealt to each player in round ``round_index`` (0-based).
+
+        Contrat deals follow the contract table (round 7 is deal 1 again only
+        if ``game_rounds`` were longer, which validation forbids).
+        """
+        if self.game == "contrat":
+            return CONTRACTS[round_index % 7][2]
+        if self.deal == "auto":
+            return _BASIC_DEAL[self.players]
+        return int(self.deal)
+
+    def contract(self, deal: int) -> tuple[int, int]:
+        """``(sets, runs)`` of contrat deal ``deal`` (1 .. 7)."""
+        if not 1 <= deal <= 7:
+            raise RulesetError(f"deal must be 1 .. 7 for a contract, got {deal}")
+        sets, runs, _ = CONTRACTS[deal - 1]
+        return sets, runs
+
+    def replace(self, **overrides: Any) -> "Ruleset":
+        """A copy with some knobs changed; unknown knobs are refused."""
+        _check_names(overrides)
+        return dataclasses.replace(self, **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All knobs, in declaration order (what a TOML preset holds)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+KNOBS: tuple[str, ...] = tuple(f.name for f in fields(Ruleset))
+
+
+def _check_names(knobs: Mapping[str, Any]) -> None:
+    for name in knobs:
+        if name not in KNOBS:
+            close = difflib.get_close_matches(name, KNOBS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise RulesetError(
+                f"unknown knob {name!r}{hint}; the knobs are: {', '.join(KNOBS)}"
+            )
+
+
+def _fail(knob: str, value: Any, allowed: str) -> None:
+    raise RulesetError(f"knob {knob!r} = {value!r} is not allowed: {allowed}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _validate(r: Ruleset) -> None:
+    # Types first, so later checks compare like with like.
+    for f in fields(r):
+        value = getattr(r, f.name)
+        if f.name in _CHOICES:
+            if value not in _CHOICES[f.name]:
+                _fail(f.name, value, "one of " + ", ".join(_CHOICES[f.name]))
+        elif f.type == "bool":
+            if not isinstance(value, bool):
+                _fail(f.name, value, "true or false")
+        elif f.type == "int":
+            if not _is_int(value):
+                _fail(f.name, value, "a whole number")
+    if not (_is_int(r.jokers) or r.jokers == "players-1"):
+        _fail("jokers", r.jokers, 'a whole number or "players-1"')
+    if not (_is_int(r.deal) or r.deal == "auto"):
+        _fail("deal", r.deal, 'a whole number or "auto"')
+    if not (_is_int(r.unopened_penalty) or r.unopened_penalty == "count_cards"):
+        _fail("unopened_penalty", r.unopened_penalty, 'a whole number or "count_cards"')
+
+    lo, hi = _PLAYERS[r.game]
+    if not lo <= r.players <= hi:
+        _fail("players", r.players, f"{r.game} is played by {lo} to {hi} players")
+    if r.decks not in (1, 2):
+        _fail("decks", r.decks, "1 or 2")
+    if not 0 <= r.n_jokers <= 2 * r.decks:
+        _fail("jokers", r.jokers, f"0 to {2 * r.decks} with {r.decks} deck(s) (2 jokers a deck)")
+    if not 3 <= r.min_run <= 13:
+        _fail("min_run", r.min_run, "3 to 13")
+    if r.jokers_per_meld != 1:
+        _fail("jokers_per_meld", r.jokers_per_meld, "1 (a meld holds at most one joker)")
+    if r.open_threshold < 0:
+        _fail("open_threshold", r.open_threshold, "0 or more points")
+    for knob in ("ace_penalty", "joker_penalty", "game_target", "game_rounds"):
+        if getattr(r, knob) < 0:
+            _fail(knob, getattr(r, knob), "0 or more")
+    if _is_int(r.unopened_penalty) and r.unopened_penalty < 0:
+        _fail("unopened_penalty", r.unopened_penalty, '0 or more, or "count_cards"')
+    if r.may_i_limit < 1:
+        _fail("may_i_limit", r.may_i_limit, "1 or more")
+    if r.turn_cap < 1:
+        _fail("turn_cap", r.turn_cap, "1 or more turns")
+
+    if r.game == "contrat":
+        if r.deal != "auto":
+            _fail("deal", r.deal, 'contrat deals follow the contracts: "auto"')
+        if r.first_player_extra_card:
+            _fail("first_player_extra_card", True, "false in contrat")
+        if not 1 <= r.game_rounds <= 7:
+            _fail("game_rounds", r.game_rounds, "1 to 7 deals in contrat")
+        if r.go_out != "discard_only":
+            _fail("go_out", r.go_out, "discard_only in contrat (deal 7 goes out by laying, built in)")
+        if r.rami_sec != "none":
+            _fail("rami_sec", r.rami_sec, "none in contrat")
+        if r.stock_exhausted == "flip_no_shuffle":
+            _fail("stock_exhausted", r.stock_exhausted, "reshuffle or turn_once_then_block in contrat")
+    else:
+        if r.may_i:
+            _fail("may_i", True, '"Puis-je ?" belongs to contrat: false in ' + r.game)
+    if r.game == "rami51":
+        if not _is_int(r.deal):
+            _fail("deal", r.deal, "a whole number of cards in rami51")
+        if r.game_rounds == 0 and r.game_target <= 0:
+            _fail("game_target", r.game_target, "more than 0 when game_rounds is 0")
+    if r.game == "basic":
+        if r.game_rounds < 1:
+            _fail("game_rounds", r.game_rounds, "1 or more rounds in basic rummy")
+        if r.open_threshold != 0 or r.open_needs_natural_run:
+            _fail("open_threshold", r.open_threshold, "0 and no natural run in basic rummy (no opening)")
+    if _is_int(r.deal) and not 1 <= r.deal <= 20:
+        _fail("deal", r.deal, "1 to 20 cards each")
+
+    # Enough cards: every hand, the first player's extra card, the first
+    # discard, and at least one card left in the stock.
+    biggest = max(r.hand_size(i) for i in range(7 if r.game == "contrat" else 1))
+    needed = r.players * biggest + int(r.first_player_extra_card) + 2
+    if needed > r.deck_size:
+        _fail(
+            "deal",
+            r.deal,
+            f"{r.players} hands of {biggest} need {needed} cards with the first discard "
+            f"and one stock card, but the deck holds {r.deck_size}",
+        )
+
+
+def _from_mapping(knobs: Mapping[str, Any], source: str) -> Ruleset:
+    _check_names(knobs)
+    try:
+        return Ruleset(**knobs)
+    except TypeError as exc:  # pragma: no cover - names were checked above
+        raise RulesetError(f"{source}: {exc}") from exc
+
+
+def _preset_knobs(name: str) -> dict[str, Any]:
+    if name not in PRESETS:
+        close = difflib.get_close_matches(name, PRESETS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise RulesetError(f"unknown preset {name!r}{hint}; the presets are: {', '.join(PRESETS)}")
+    text = resources.files("sim.rules").joinpath("presets", f"{name}.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def preset(name: str = "rami51", **overrides: Any) -> Ruleset:
+    """A named preset of RULES.md section 8, with knobs overridden.
+
+    >>> preset("rami51", open_threshold=30).open_threshold
+    30
+    """
+    knobs = _preset_knobs(name)
+    _check_names(overrides)
+    knobs.update(overrides)
+    return _from_mapping(knobs, f"preset {name!r}")
+
+
+def load(path: str | Path, **overrides: Any) -> Ruleset:
+    """Read a ruleset from a TOML file.
+
+    The file holds knobs at the top level; an optional ``preset = "name"``
+    starts from that preset (default ``rami51``) so a file lists only what
+    differs.
+    """
+    path = Path(path)
+    try:
+        knobs = tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
+    base = knobs.pop("preset", "rami51")
+    if not isinstance(base, str):
+        raise RulesetError(f"{path}: 'preset' = {base!r} must be a preset name: {', '.join(PRESETS)}")
+    _check_names(knobs)
+    merged = _preset_knobs(base)
+    merged.update(knobs)
+    _check_names(overrides)
+    merged.update(overrides)
+    return _from_mapping(merged, str(path))
+
+
+def as_ruleset(ruleset: "Ruleset | str") -> Ruleset:
+    """A ruleset object from a ruleset, a preset name, or a path to a TOML file."""
+    if isinstance(ruleset, Ruleset):
+        return ruleset
+    if isinstance(ruleset, (str, Path)):
+        text = str(ruleset)
+        if text.endswith(".toml"):
+            return load(text)
+        return preset(text)
+    raise TypeError(f"expected a Ruleset or a preset name, got {type(ruleset).__name__}")

@@ -1,0 +1,402 @@
+"""Rulesets, presets and their validation (RULES.md sections 6, 7 and 8)."""
+
+import dataclasses
+
+import pytest
+
+from sim.rules import KNOBS, PRESETS, Ruleset, RulesetError, load, preset
+from sim.rules.ruleset import as_ruleset
+
+RAMI51_PRESETS = ("rami51", "rami51-ducale", "rami51-classic")
+
+
+def test_the_five_presets_exist_and_load():
+    # RULES.md section 8: "Each preset is a complete, named ruleset".
+    assert set(PRESETS) == {"rami51", "rami51-ducale", "rami51-classic", "contrat", "basic"}
+    for name in PRESETS:
+        r = preset(name)
+        assert isinstance(r, Ruleset)
+        # complete: every knob is set in the preset file, none left to a default
+        assert set(r.to_dict()) == set(KNOBS)
+
+
+def test_default_preset_is_rami51():
+    # "| `rami51` (default) | seed 000 main rules |"
+    assert preset() == preset("rami51")
+    assert Ruleset() == preset("rami51")
+
+
+# ------------------------------------------------------------- section 8 table
+# Every row of "The Rami 51 knobs and their values in the three Rami 51 presets".
+TABLE = {
+    # knob: (rami51, rami51-ducale, rami51-classic)
+    "jokers": (4, 4, 4),
+    "open_threshold": (51, 51, 51),
+    "open_needs_natural_run": (False, True, True),
+    "open_threshold_rises": (False, False, False),
+    "lay_all_ignores_opening": (False, False, True),
+    "discard_take": ("must_use", "must_use", "must_use"),
+    "discard_playable": ("allowed", "allowed", "allowed"),
+    "last_card_no_discard_take": (False, False, True),
+    "joker_recovery_from_set": ("missing_suit", "unambiguous_only", "unambiguous_only"),
+    "go_out": ("lay_or_discard", "lay_or_discard", "discard_only"),
+    "stock_exhausted": ("reshuffle", "turn_once_then_block", "reshuffle"),
+    "joker_penalty": (20, 20, 25),
+    "unopened_penalty": (100, 100, 100),
+    "rami_sec": ("double", "flat_200", "flat_200"),
+    "game_target": (500, 500, 1000),
+}
+
+
+@pytest.mark.parametrize("knob", sorted(TABLE))
+@pytest.mark.parametrize("i, name", list(enumerate(RAMI51_PRESETS)))
+def test_section_8_table_row(knob, i, name):
+    assert getattr(preset(name), knob) == TABLE[knob][i]
+
+
+@pytest.mark.parametrize("name", RAMI51_PRESETS)
+def test_section_8_deal_row(name):
+    # "| `deal` | 13 each | 13 each | 14 each, 15 to the dealer | 14 to the first player |"
+    r = preset(name)
+    if name == "rami51-classic":
+        # seed 004: "distribue 14 cartes à chaque joueur et 15 à lui-même"
+        assert r.hand_size(0) == 14
+        assert r.first_player_extra_card is True
+    else:
+        assert r.hand_size(0) == 13
+        assert r.first_player_extra_card is False
+    # the alternative "14 to the first player" is a valid override
+    alt = preset(name, deal=13, first_player_extra_card=True)
+    assert alt.hand_size(0) == 13 and alt.first_player_extra_card
+
+
+@pytest.mark.parametrize("name", RAMI51_PRESETS)
+def test_section_8_players_row(name):
+    # "| `players` | 2-5 | 2-5 | 2-5 |"
+    for players in (2, 3, 4, 5):
+        assert preset(name, players=players).players == players
+    for players in (1, 6):
+        with pytest.raises(RulesetError, match="players"):
+            preset(name, players=players)
+
+
+@pytest.mark.parametrize("name", RAMI51_PRESETS)
+def test_section_8_rami51_common_values(name):
+    # Section 1: "two 52-card decks ... Jokers are added per ruleset (4 for Rami 51)";
+    # section 2: min_run 3, ace_high true (Rami 51), one joker a meld;
+    # section 5: ace 11 in hand.
+    r = preset(name)
+    assert r.game == "rami51"
+    assert r.decks == 2
+    assert r.n_jokers == 4
+    assert r.deck_size == 108
+    assert r.min_run == 3
+    assert r.ace_high is True
+    assert r.jokers_per_meld == 1
+    assert r.ace_penalty == 11
+
+
+@pytest.mark.parametrize(
+    "knob, values",
+    [
+        # the "alternatives" column of the section 8 table
+        ("jokers", [2, 0]),
+        ("open_threshold", [30, 0, 61, 81]),
+        ("open_threshold_rises", [True]),
+        ("discard_take", ["free", "only_after_opening"]),
+        ("discard_playable", ["forbidden"]),
+        ("unopened_penalty", ["count_cards"]),
+        ("rami_sec", ["none"]),
+        ("game_target", [250]),
+    ],
+)
+@pytest.mark.parametrize("name", RAMI51_PRESETS)
+def test_section_8_alternatives_are_accepted(name, knob, values):
+    for value in values:
+        r = preset(name, **{knob: value})
+        assert getattr(r, knob) == value
+        # nothing else moved
+        base = preset(name).to_dict()
+        changed = {k for k, v in r.to_dict().items() if base[k] != v}
+        assert changed == {knob}
+
+
+# ------------------------------------------------------------- contrat (s. 6)
+def test_contrat_preset_values():
+    r = preset("contrat")
+    assert r.game == "contrat"
+    assert r.decks == 2
+    assert r.jokers == "players-1"
+    # "Runs need at least 4 cards"
+    assert r.min_run == 4
+    assert r.ace_high is True
+    # "ace 15, joker 15"
+    assert (r.ace_penalty, r.joker_penalty) == (15, 15)
+    # "Seven deals"
+    assert r.game_rounds == 7
+    # "Puis-je ?" on, "At most three cards leave the discard this way"
+    assert r.may_i is True and r.may_i_limit == 3
+    # "Going out: by discarding the last card, except deal 7"
+    assert r.go_out == "discard_only"
+    # section 3: discard_take "free (basic rummy, contrat)"; the online
+    # contrat turns the stock once (turn_once_then_block) and counts hands
+    assert r.discard_take == "free"
+    assert r.stock_exhausted == "turn_once_then_block"
+    assert r.blocked_scoring == "hands"
+
+
+def test_contrat_deals_and_contracts():
+    # | deal | contract | cards dealt | of section 6; seed 002: « On distribue 10
+    # cartes pour les trois premières donnes, 12 cartes pour les quatre suivantes. »
+    expected = [
+        (1, (2, 0), 10),
+        (2, (1, 1), 10),
+        (3, (0, 2), 10),
+        (4, (3, 0), 12),
+        (5, (2, 1), 12),
+        (6, (1, 2), 12),
+        (7, (0, 3), 12),
+    ]
+    r = preset("contrat")
+    for deal, contract, dealt in expected:
+        assert r.contract(deal) == contract
+        assert r.hand_size(deal - 1) == dealt
+    for bad in (0, 8):
+        with pytest.raises(RulesetError):
+            r.contract(bad)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_contrat_jokers_are_players_minus_one(players):
+    # seed 000: "un joker de moins qu'il n'y a de joueurs : 2 jokers à trois,
+    # 3 à quatre, 4 à cinq"
+    r = preset("contrat", players=players)
+    assert r.n_jokers == players - 1
+    assert r.deck_size == 104 + players - 1
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_contrat_player_count_refused(players):
+    # "Le Rami contrat, lui, demande au moins trois joueurs." / "3 to 5 players"
+    with pytest.raises(RulesetError) as info:
+        preset("contrat", players=players)
+    assert "players" in str(info.value)
+
+
+# --------------------------------------------------------------- basic (s. 7)
+def test_basic_preset_values():
+    r = preset("basic")
+    assert r.game == "basic"
+    # "One 52-card deck, no joker"
+    assert r.decks == 1 and r.n_jokers == 0 and r.deck_size == 52
+    # "Ace low only"
+    assert r.ace_high is False
+    # "No opening minimum: melds and additions to any table meld from the first turn"
+    assert r.open_threshold == 0
+    assert r.open_needs_natural_run is False
+    assert r.add_before_opening is True
+    assert r.discard_take == "free"
+    # "Going out by laying the last card needs no final discard"
+    assert r.go_out == "lay_or_discard"
+    assert r.stock_exhausted == "flip_no_shuffle"
+    # "(ace 1, faces 10)"; "rami" doubles; "three rounds"
+    assert r.ace_penalty == 1
+    assert r.rami_sec == "double"
+    assert r.game_rounds == 3
+
+
+@pytest.mark.parametrize("players, dealt", [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)])
+def test_basic_hand_size_by_player_count(players, dealt):
+    # "10 cards each at 2 players, 7 at 3-4, 6 at 5-6"; seed 001: « dix cartes
+    # chacun à deux ; sept à trois ou quatre ; six à cinq ou six »
+    assert preset("basic", players=players).hand_size(0) == dealt
+
+
+def test_basic_with_7_players_refused():
+    # "2 to 6 players"
+    with pytest.raises(RulesetError) as info:
+        preset("basic", players=7)
+    assert "players" in str(info.value)
+
+
+# ------------------------------------------------------------ stock and deck
+def test_stock_after_the_deal_at_two_players_is_81():
+    # seed 000: "après la donne, il reste 81 cartes à piocher (108 moins les 26
+    # distribuées et la première carte de la défausse)"
+    r = preset("rami51", players=2)
+    stock = r.deck_size - r.players * r.hand_size(0) - 1
+    assert r.deck_size == 108
+    assert stock == 108 - 26 - 1 == 81
+
+
+# ----------------------------------------------------------------- overrides
+def test_overrides_and_replace():
+    r = preset("rami51", open_threshold=30, players=3)
+    assert (r.open_threshold, r.players) == (30, 3)
+    r2 = r.replace(rami_sec="none")
+    assert r2.rami_sec == "none" and r.rami_sec == "double"
+    assert r2.open_threshold == 30
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.players = 5
+    # replace validates like construction
+    with pytest.raises(RulesetError, match="open_threshold"):
+        r.replace(open_threshold=-1)
+    with pytest.raises(RulesetError, match="no_such_knob"):
+        r.replace(no_such_knob=1)
+
+
+def test_as_ruleset_accepts_a_name_or_a_ruleset():
+    r = preset("basic")
+    assert as_ruleset(r) is r
+    assert as_ruleset("contrat") == preset("contrat")
+
+
+# -------------------------------------------------------------------- errors
+def test_unknown_preset_is_named():
+    with pytest.raises(RulesetError) as info:
+        preset("rami52")
+    assert "rami52" in str(info.value)
+
+
+def test_unknown_knob_is_named():
+    with pytest.raises(RulesetError) as info:
+        preset("rami51", open_treshold=30)
+    assert "open_treshold" in str(info.value)
+
+
+def test_ruleset_error_is_a_value_error():
+    assert issubclass(RulesetError, ValueError)
+
+
+def _message(**kw):
+    base = kw.pop("preset_name", "rami51")
+    with pytest.raises(RulesetError) as info:
+        preset(base, **kw)
+    return str(info.value)
+
+
+def test_contrat_with_2_players_names_players():
+    assert "players" in _message(preset_name="contrat", players=2)
+
+
+def test_negative_threshold_names_open_threshold():
+    # "an opening threshold below 0"
+    assert "open_threshold" in _message(open_threshold=-1)
+
+
+def test_five_jokers_with_two_decks_names_jokers():
+    # "more jokers than the rules allow"
+    assert "jokers" in _message(jokers=5)
+    assert "jokers" in _message(preset_name="basic", jokers=3)
+
+
+def test_bad_choice_names_knob_and_allowed_values():
+    # "refused with an error that names the knob and the allowed values"
+    msg = _message(discard_take="sometimes")
+    assert "discard_take" in msg
+    for allowed in ("must_use", "free", "only_after_opening"):
+        assert allowed in msg
+    msg = _message(rami_sec="triple")
+    assert "rami_sec" in msg
+    for allowed in ("double", "flat_200", "none"):
+        assert allowed in msg
+
+
+@pytest.mark.parametrize(
+    "knob, value",
+    [
+        ("players", "four"),
+        ("players", True),
+        ("open_threshold", 51.0),
+        ("ace_high", "yes"),
+        ("jokers", "many"),
+        ("deal", "thirteen"),
+        ("unopened_penalty", "lots"),
+    ],
+)
+def test_wrong_type_names_the_knob(knob, value):
+    assert knob in _message(**{knob: value})
+
+
+# ---------------------------------------------------------------- TOML files
+def test_load_file_without_preset_starts_from_rami51(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text("open_threshold = 61\nplayers = 2\n", encoding="utf-8")
+    r = load(path)
+    assert r == preset("rami51", open_threshold=61, players=2)
+
+
+def test_load_file_with_a_preset_base(tmp_path):
+    path = tmp_path / "ducale30.toml"
+    path.write_text('preset = "rami51-ducale"\nopen_threshold = 30\n', encoding="utf-8")
+    r = load(path)
+    assert r.open_threshold == 30
+    assert r.open_needs_natural_run is True  # kept from the base
+    assert r.rami_sec == "flat_200"
+    assert r == preset("rami51-ducale", open_threshold=30)
+    # overrides given to load win over the file
+    assert load(path, open_threshold=0).open_threshold == 0
+    # a .toml path is accepted wherever a ruleset is
+    assert as_ruleset(str(path)) == r
+
+
+def test_load_contrat_file(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('preset = "contrat"\nplayers = 5\n', encoding="utf-8")
+    r = load(path)
+    assert r.n_jokers == 4
+
+
+def test_load_malformed_toml(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("open_threshold = \n[[[\n", encoding="utf-8")
+    with pytest.raises(RulesetError):
+        load(path)
+
+
+def test_load_file_with_unknown_knob_names_it(tmp_path):
+    path = tmp_path / "typo.toml"
+    path.write_text("jokerz = 2\n", encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load(path)
+    assert "jokerz" in str(info.value)
+
+
+def test_load_file_with_unknown_preset_names_it(tmp_path):
+    path = tmp_path / "base.toml"
+    path.write_text('preset = "rami99"\n', encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load(path)
+    assert "rami99" in str(info.value)
+
+
+def test_load_file_with_a_non_text_preset_is_refused(tmp_path):
+    # The preset key must name a preset; a number names none. Like any other bad
+    # value in a ruleset file it is refused with a RulesetError ("refused with an
+    # error that names the knob and the allowed values"), not a crash.
+    path = tmp_path / "num.toml"
+    path.write_text("preset = 3\n", encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load(path)
+    assert "preset" in str(info.value)
+
+
+def test_load_file_with_wrong_type_names_the_knob(tmp_path):
+    path = tmp_path / "type.toml"
+    path.write_text('players = "four"\n', encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load(path)
+    assert "players" in str(info.value)
+
+
+def test_more_than_one_joker_a_meld_refused():
+    # RULES.md: "At most one joker per meld (jokers_per_meld = 1)"
+    assert "jokers_per_meld" in _message(jokers_per_meld=2)
+
+
+def test_load_file_with_contradiction_names_the_knob(tmp_path):
+    path = tmp_path / "c2.toml"
+    path.write_text('preset = "contrat"\nplayers = 2\n', encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load(path)
+    assert "players" in str(info.value)
