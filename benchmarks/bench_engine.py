@@ -1,0 +1,72 @@
+"""Speed of the compiled engine: rounds and games per second, best_opening latency.
+
+Run: python benchmarks/bench_engine.py [--games N] [--quick]
+
+Prints, after compilation (a warm-up run is not timed):
+- rounds/s and games/s for 2 and 4 players, `greedy` and `random`, under
+  rami51, on one worker and on every core, with the scaling efficiency;
+- the median and 99th percentile of the compiled best_opening on random
+  14-card hands of the 108-card deck.
+Targets (RULES: issue tracker): >= 20,000 rounds/s per core for 4 greedy
+players, scaling within 15% of linear, best_opening median < 5 us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+import sim
+from sim.engine.melds import best_opening_points, hand_words
+
+
+def rate(ruleset: str, strategies: list[str], n_games: int, workers: int) -> tuple[float, float, int]:
+    """(rounds/s, games/s, rounds) of one timed simulation."""
+    start = time.perf_counter()
+    df = sim.simulate(ruleset, strategies, n_games=n_games, seed=12345, workers=workers)
+    elapsed = time.perf_counter() - start
+    rounds = df.select(["game", "round"]).unique().height
+    return rounds / elapsed, n_games / elapsed, rounds
+
+
+def best_opening_latency(n: int = 20000) -> tuple[float, float]:
+    rng = np.random.default_rng(7)
+    deck = np.array([c for c in range(52) for _ in range(2)] + [52] * 4)
+    hands = [hand_words(rng.choice(deck, 14, replace=False)) for _ in range(n)]
+    best_opening_points(*hands[0], 3, True, False)  # compile
+    times = np.empty(n)
+    for i, (lo, hi, jk) in enumerate(hands):
+        t0 = time.perf_counter_ns()
+        best_opening_points(lo, hi, jk, 3, True, False)
+        times[i] = time.perf_counter_ns() - t0
+    return float(np.median(times)) / 1000, float(np.percentile(times, 99)) / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=4000, help="games per greedy measurement")
+    parser.add_argument("--quick", action="store_true", help="fewer games, for a smoke run")
+    args = parser.parse_args()
+    games = 200 if args.quick else args.games
+    cores = os.cpu_count() or 1
+    print(f"cores: {cores}")
+    sim.simulate("rami51", ["greedy", "random"], n_games=2, seed=0)  # compile (cached after)
+    print(f"{'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
+    for players in (2, 4):
+        for name in ("greedy", "random"):
+            n = games if name == "greedy" else max(20, games // 20)
+            one, one_g, rounds = rate("rami51", [name] * players, n, 1)
+            print(f"{players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
+            if cores > 1:
+                many, many_g, rounds = rate("rami51", [name] * players, n * cores, cores)
+                print(f"{players:>7} {name:>8} {cores:>7} {many:>10.0f} {many_g:>9.1f} {rounds:>7} "
+                      f"{many / (one * cores):>8.0%}")
+    median, p99 = best_opening_latency()
+    print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
+
+
+if __name__ == "__main__":
+    main()

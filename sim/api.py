@@ -1,0 +1,239 @@
+"""The Python API: simulate many games, or trace one.
+
+The wrappers validate, derive seeds, split the games into batches and
+collect frames; the compiled kernels (:mod:`sim.engine.play`) only loop.
+Game ``i`` of a simulation seeded ``seed`` depends on ``(seed, i)`` alone, so
+results are identical for any number of workers or batch size, and any game
+can be replayed by itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+import strategies as strategy_lib
+from sim.engine import play as E
+from sim.engine.params import kernel_rules
+from sim.rules import RULES_VERSION, Ruleset, as_ruleset
+from sim.trace import events_to_dicts
+
+__all__ = ["RESULT_COLUMNS", "game_summary", "play_traced", "resolve", "simulate"]
+
+RESULT_COLUMNS: dict[str, str] = {
+    "game": "game index (its seed stream is derived from the simulation seed and this index)",
+    "round": "round (deal) index within the game, from 0",
+    "seat": "seat, from 0; play goes up the seat numbers",
+    "first": "seat that played first in this round",
+    "opened": "the player opened (laid its first melds) in this round",
+    "open_turn": "the player's own turn (1 = its first) in which it opened; -1 if it did not",
+    "open_points": "opening value of the opening melds; 0 if it did not open",
+    "jokers_laid": "jokers the player laid on the table during the round",
+    "jokers_held": "jokers left in the player's hand at the end of the round",
+    "cards_left": "cards left in hand at the end of the round",
+    "points": "points scored this round (penalty; in basic rummy the winner's gain)",
+    "went_out": "the player went out (won the round)",
+    "rami_sec": "the player went out with a rami sec (basic rummy: a rami)",
+    "blocked": "why the round stopped without a winner: none, stock or turn_cap",
+    "turns": "turns begun in the round, all seats together",
+    "seat_turns": "turns the player began in the round",
+    "discard_takes": "cards the player took from the discard in the round",
+    "hand_value": "penalty value of the cards left in hand, before unopened and rami sec rules",
+    "total": "the player's running game total after this round",
+    "winner": "seat that won the game; -1 when the best total is shared",
+    "won": "the player has the game's best total (shared ties all count)",
+    "truncated": "the game hit the engine's round cap before ending",
+    "strategy": "name of the strategy playing this seat",
+    "rules_version": "version of the rules behaviour that produced the row",
+}
+
+_KERNEL_COLUMNS = {
+    "game": E.R_GAME, "round": E.R_ROUND, "seat": E.R_SEAT, "first": E.R_FIRST,
+    "opened": E.R_OPENED, "open_turn": E.R_OPEN_TURN, "open_points": E.R_OPEN_POINTS,
+    "jokers_laid": E.R_JOKERS_LAID, "jokers_held": E.R_JOKERS_HELD, "cards_left": E.R_CARDS_LEFT,
+    "points": E.R_POINTS, "went_out": E.R_WENT_OUT, "rami_sec": E.R_RAMI_SEC, "blocked": E.R_BLOCKED,
+    "turns": E.R_TURNS, "seat_turns": E.R_SEAT_TURNS, "discard_takes": E.R_TAKES,
+    "hand_value": E.R_HAND_VALUE, "total": E.R_TOTAL, "winner": E.R_WINNER, "won": E.R_WON,
+    "truncated": E.R_TRUNCATED,
+}
+_BOOL_COLUMNS = ("opened", "went_out", "rami_sec", "won", "truncated")
+_BLOCKED_NAMES = ["none", "stock", "turn_cap"]
+
+
+def resolve(
+    ruleset: Ruleset | str, strategies: Sequence[str | strategy_lib.Strategy]
+) -> tuple[Ruleset, list[strategy_lib.Strategy]]:
+    """The ruleset with ``players`` set to the number of strategies, and the strategies."""
+    if isinstance(strategies, str):
+        raise TypeError("strategies must be a list of names, one per seat, e.g. ['greedy'] * 4")
+    chosen = [strategy_lib.get(s) for s in strategies]
+    r = as_ruleset(ruleset)
+    if r.game == "contrat":
+        # Contracts and "Puis-je ?" are not in the engine yet: refuse rather
+        # than play contrat deals under Rami 51 rules.
+        raise NotImplementedError("the engine does not play Rami contrat yet (rami51 and basic only)")
+    if r.players != len(chosen):
+        r = r.replace(players=len(chosen))
+    return r, chosen
+
+
+def _check_count(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
+    return int(value)
+
+
+def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int) -> np.ndarray:
+    """Rows of games ``start .. start + count - 1``; grows its buffer as needed."""
+    chunks = []
+    done = 0
+    rows_per_game = 16 * kr.players
+    while done < count:
+        capacity = max((count - done) * rows_per_game, max_rounds * kr.players)
+        res = np.zeros((capacity, E.N_R), dtype=np.int64)
+        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res)
+        if games == 0:
+            # Not even one game fits: make room for the longest possible game.
+            res = np.zeros((max_rounds * kr.players, E.N_R), dtype=np.int64)
+            games, rows = E.play_games(kr, np.uint64(seed), start + done, 1, kinds, params, max_rounds, res)
+        chunks.append(res[:rows])
+        done += games
+    return np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
+
+
+def simulate(
+    ruleset: Ruleset | str,
+    strategies: Sequence[str | strategy_lib.Strategy],
+    n_games: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    batch_size: int | None = None,
+    max_rounds: int = E.MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
+) -> pl.DataFrame:
+    """Play ``n_games`` games and return one row per game, round and seat.
+
+    Parameters
+    ----------
+    ruleset : Ruleset or str
+        A ruleset, a preset name, or a TOML file; ``players`` is set to the
+        number of strategies.
+    strategies : sequence of str or Strategy
+        One per seat, e.g. ``["greedy"] * 4``.
+    n_games : int
+        Games to play (at least 1).
+    seed : int
+        The simulation seed (0 .. 2**64 - 1).
+    workers : int
+        Threads running the compiled kernel; results do not depend on it.
+    batch_size : int, optional
+        Games per batch (default: about 50 batches per worker, at most 2000 games).
+    max_rounds : int
+        Round cap per game; a game reaching it is marked ``truncated``.
+    progress : callable, optional
+        Called with the number of games finished after each batch.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns :data:`RESULT_COLUMNS`, sorted by game, round and seat.
+    """
+    r, chosen = resolve(ruleset, strategies)
+    n_games = _check_count("n_games", n_games, 1)
+    workers = _check_count("workers", workers, 1)
+    max_rounds = _check_count("max_rounds", max_rounds, 1)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
+    if batch_size is None:
+        batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
+    batch_size = _check_count("batch_size", batch_size, 1)
+    kr = kernel_rules(r)
+    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    starts = list(range(0, n_games, batch_size))
+
+    def job(start: int) -> np.ndarray:
+        return _run_batch(kr, int(seed), start, min(batch_size, n_games - start), kinds, params, max_rounds)
+
+    results: list[np.ndarray] = []
+    if workers == 1:
+        for start in starts:
+            results.append(job(start))
+            if progress:
+                progress(min(batch_size, n_games - start))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            # map keeps batch order, so the frame is the same for any worker count.
+            for start, rows in zip(starts, pool.map(job, starts)):
+                results.append(rows)
+                if progress:
+                    progress(min(batch_size, n_games - start))
+    return _frame(np.concatenate(results), chosen)
+
+
+def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy]) -> pl.DataFrame:
+    data: dict[str, Any] = {}
+    for name, col in _KERNEL_COLUMNS.items():
+        values = rows[:, col]
+        if name in _BOOL_COLUMNS:
+            data[name] = values.astype(bool)
+        elif name == "blocked":
+            data[name] = pl.Series(name, np.array(_BLOCKED_NAMES)[values], dtype=pl.Categorical)
+        else:
+            data[name] = values.astype(np.int32)
+    names = np.array([s.name for s in chosen])
+    data["strategy"] = pl.Series("strategy", names[rows[:, E.R_SEAT]], dtype=pl.Categorical)
+    data["rules_version"] = np.full(len(rows), RULES_VERSION, dtype=np.int16)
+    return pl.DataFrame(data).select(list(RESULT_COLUMNS))
+
+
+def game_summary(results: pl.DataFrame) -> pl.DataFrame:
+    """One row per game and seat: rounds played, final total, whether it won."""
+    return (
+        results.group_by("game", "seat", maintain_order=True)
+        .agg(
+            pl.col("strategy").first(),
+            pl.col("round").max().alias("rounds") + 1,
+            pl.col("total").last(),
+            pl.col("won").first(),
+            pl.col("winner").first(),
+            pl.col("truncated").first(),
+            pl.col("went_out").sum().alias("rounds_won"),
+        )
+        .sort("game", "seat")
+    )
+
+
+def play_traced(
+    ruleset: Ruleset | str,
+    strategies: Sequence[str | strategy_lib.Strategy],
+    seed: int = 0,
+    game: int = 0,
+    max_rounds: int = E.MAX_ROUNDS,
+    max_events: int = 2_000_000,
+) -> list[dict[str, Any]]:
+    """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
+
+    The game is the very one :func:`simulate` plays under the same seed.
+    """
+    r, chosen = resolve(ruleset, strategies)
+    max_rounds = _check_count("max_rounds", max_rounds, 1)
+    game = _check_count("game", game, 0)
+    kr = kernel_rules(r)
+    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    ev = np.zeros((max_events, E.N_EV), dtype=np.int32)
+    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev)
+    if overflow:
+        raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
+    head = {
+        "type": "game_start",
+        "players": r.players,
+        "ruleset": r.to_dict(),
+        "strategies": [s.name for s in chosen],
+        "max_rounds": max_rounds,
+    }
+    return [head, *events_to_dicts(ev[:n_ev], r.players)]

@@ -1,0 +1,1 @@
+"""The compiled engine: bitset hands, meld search, table melds, the round and game loops."""

@@ -1,0 +1,542 @@
+"""Bitset hands and the compiled meld search.
+
+A hand is three machine words: ``lo`` has bit ``c`` set when the hand holds
+at least one natural card of code ``c`` (0 .. 51), ``hi`` when it holds two
+(the second deck), and ``jk`` counts jokers. A suit's ranks are the 13 bits
+``(lo >> 13 * suit) & 0x1FFF``; the ace is bit 0 and, when ``ace_high``, also
+rank position 14, so runs are windows of consecutive bits.
+
+A *candidate* is a meld the hand can lay: a mask of natural cards (one copy
+of each), an optional joker, and its description in ``info`` (columns
+below). :func:`search` picks disjoint candidates that maximise opening points
+or cards laid, exactly, as :func:`sim.rules.best_collection` does slowly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+JOKER = 52
+MAX_CANDIDATES = 4096
+
+# Columns of a candidate's (or a table meld's) info row.
+I_KIND = 0  # 0 run, 1 set
+I_KEY = 1  # run: suit; set: rank (1 .. 13)
+I_START = 2  # run: lowest position (1 .. 14); set: mask of natural suits
+I_END = 3  # run: highest position; set: unused
+I_JPOS = 4  # run: position of the joker (0 none); set: suit the joker stands for (-1 none)
+I_POINTS = 5  # opening value
+I_SIZE = 6  # cards, joker included
+I_JOKER = 7  # 1 if the meld holds a joker
+N_INFO = 8
+KIND_RUN, KIND_SET = 0, 1
+
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+SUIT_BITS = np.uint64(0x1FFF)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bit(code):
+    return ONE << np.uint64(code)
+
+
+@njit(cache=True, nogil=True)
+def popcount(x):
+    x = np.uint64(x)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True)
+def lowest(x):
+    """Index of the lowest set bit of a non-zero word."""
+    x = np.uint64(x)
+    return popcount((x & (~x + ONE)) - ONE)
+
+
+@njit(cache=True, nogil=True)
+def count(lo, hi, code):
+    """Copies of natural card ``code`` in the hand (0, 1 or 2)."""
+    b = bit(code)
+    return np.int64((lo & b) != ZERO) + np.int64((hi & b) != ZERO)
+
+
+@njit(cache=True, nogil=True)
+def add_card(lo, hi, code):
+    """The hand with one more copy of natural ``code``: ``(lo, hi)``."""
+    b = bit(code)
+    if lo & b:
+        return lo, hi | b
+    return lo | b, hi
+
+
+@njit(cache=True, nogil=True)
+def remove_card(lo, hi, code):
+    """The hand with one copy of natural ``code`` less (it must hold one)."""
+    b = bit(code)
+    if hi & b:
+        return lo, hi & ~b
+    return lo & ~b, hi
+
+
+@njit(cache=True, nogil=True)
+def remove_mask(lo, hi, m):
+    """The hand less one copy of every card of mask ``m`` (all held)."""
+    return lo & ~(m & ~hi), hi & ~m
+
+
+@njit(cache=True, nogil=True)
+def code_at(suit, position):
+    """Card code of rank position 1 .. 14 (14 = ace high) in ``suit``."""
+    return suit * 13 + (position - 1) % 13
+
+
+@njit(cache=True, nogil=True)
+def position_value(position):
+    """Opening value at a run position: ace low 1, 2-10 face, J Q K 10, ace high 11."""
+    if position == 1:
+        return 1
+    if position == 14:
+        return 11
+    return min(position, 10)
+
+
+@njit(cache=True, nogil=True)
+def rank_value(rank):
+    """Opening value of a card of ``rank`` in a set (ace 11)."""
+    if rank == 1:
+        return 11
+    return min(rank, 10)
+
+
+@njit(cache=True, nogil=True)
+def window_mask(suit, start, end, skip):
+    """Natural-card mask of positions ``start..end`` in ``suit``, leaving out ``skip``."""
+    w = ((1 << (end - start + 1)) - 1) << (start - 1)
+    if skip > 0:
+        w &= ~(1 << (skip - 1))
+    # Position 14 is the ace: fold bit 13 onto bit 0.
+    w13 = (w & 0x1FFF) | (w >> 13)
+    return np.uint64(w13) << np.uint64(13 * suit)
+
+
+@njit(cache=True, nogil=True)
+def _push(n, c_mask, c_info, mask, kind, key, start, end, jpos, points, size, joker):
+    if n >= c_mask.shape[0]:
+        return n
+    c_mask[n] = mask
+    c_info[n, I_KIND] = kind
+    c_info[n, I_KEY] = key
+    c_info[n, I_START] = start
+    c_info[n, I_END] = end
+    c_info[n, I_JPOS] = jpos
+    c_info[n, I_POINTS] = points
+    c_info[n, I_SIZE] = size
+    c_info[n, I_JOKER] = joker
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
+    """Fill the candidate arrays with every meld the hand ``(lo, jk)`` can lay.
+
+    Runs: every window of positions of one suit, each position a natural the
+    hand holds or (once) a joker, which may also stand for a card the hand
+    holds so that card is freed for another meld. A joker at a window's end
+    that could sit at either end is one candidate per window, so both
+    placements exist. Sets: every choice of distinct suits of a rank, with or
+    without a joker. Returns the number of candidates.
+    """
+    n = 0
+    top = 14 if ace_high else 13
+    use_joker = jk > 0
+    for suit in range(4):
+        ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
+        if ace_high and (ranks & 1):
+            ranks |= 1 << 13
+        for start in range(1, top + 1):
+            missing = 0
+            miss_pos = 0
+            points = 0
+            for end in range(start, min(top, start + 12) + 1):
+                points += position_value(end)
+                if not (ranks >> (end - 1)) & 1:
+                    missing += 1
+                    miss_pos = end
+                    if missing > 1 or not use_joker:
+                        break
+                size = end - start + 1
+                if size < min_run:
+                    continue
+                if missing == 0:
+                    full = window_mask(suit, start, end, 0)
+                    n = _push(n, c_mask, c_info, full, KIND_RUN, suit, start, end, 0, points, size, 0)
+                    if use_joker:
+                        for p in range(start, end + 1):
+                            m = full & ~bit(code_at(suit, p))
+                            n = _push(n, c_mask, c_info, m, KIND_RUN, suit, start, end, p, points, size, 1)
+                else:
+                    m = window_mask(suit, start, end, miss_pos)
+                    n = _push(n, c_mask, c_info, m, KIND_RUN, suit, start, end, miss_pos, points, size, 1)
+    for rank in range(1, 14):
+        suits = 0
+        for s in range(4):
+            if lo & bit(s * 13 + rank - 1):
+                suits |= 1 << s
+        n_suits = (suits & 1) + ((suits >> 1) & 1) + ((suits >> 2) & 1) + ((suits >> 3) & 1)
+        if n_suits < (2 if use_joker else 3):
+            continue
+        value = rank_value(rank)
+        for sub in range(1, 16):
+            if sub & ~suits:
+                continue
+            k = 0
+            m = ZERO
+            for s in range(4):
+                if sub & (1 << s):
+                    k += 1
+                    m |= bit(s * 13 + rank - 1)
+            if 3 <= k <= 4:
+                n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, -1, value * k, k, 0)
+            if use_joker and 2 <= k <= 3:
+                jsuit = 0
+                while sub & (1 << jsuit):
+                    jsuit += 1
+                n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, jsuit, value * (k + 1), k + 1, 1)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _stretch(ranks, p, step, top):
+    """Present positions next to ``p`` going by ``step``: ``(count, gap position or 0)``."""
+    n = 0
+    q = p + step
+    while 1 <= q <= top and (ranks >> (q - 1)) & 1:
+        n += 1
+        q += step
+    return n, (q if 1 <= q <= top else 0)
+
+
+@njit(cache=True, nogil=True)
+def card_in_meld(lo, jk, code, min_run, ace_high):
+    """Whether natural ``code`` added to the hand ``(lo, jk)`` sits in some meld of it.
+
+    The cheap test behind "does this card help?": a set needs two other
+    suits of its rank (or one and a joker); a run needs ``min_run``
+    consecutive positions around the card, one gap of which a joker may fill.
+    """
+    rank = code % 13 + 1
+    suit = code // 13
+    others = 0
+    for s in range(4):
+        if s != suit and (lo & bit(s * 13 + rank - 1)):
+            others += 1
+    if others >= 2 or (others >= 1 and jk > 0):
+        return True
+    top = 14 if ace_high else 13
+    ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << (rank - 1))
+    if ace_high and (ranks & 1):
+        ranks |= 1 << 13
+    for p in (rank, 14):
+        if p == 14 and not (rank == 1 and ace_high):
+            continue
+        down, gap_down = _stretch(ranks, p, -1, top)
+        up, gap_up = _stretch(ranks, p, 1, top)
+        length = down + 1 + up
+        if jk > 0:
+            best = length
+            if gap_down:
+                more, _ = _stretch(ranks, gap_down, -1, top)
+                best = max(best, length + 1 + more)
+            if gap_up:
+                more, _ = _stretch(ranks, gap_up, 1, top)
+                best = max(best, length + 1 + more)
+            length = best
+        if length >= min_run:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def joker_in_meld(lo, min_run, ace_high):
+    """Whether a joker added to the hand ``lo`` sits in some meld of it."""
+    for rank in range(13):
+        k = 0
+        for s in range(4):
+            if lo & bit(s * 13 + rank):
+                k += 1
+        if k >= 2:
+            return True
+    for suit in range(4):
+        ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
+        if ace_high and (ranks & 1):
+            ranks |= 1 << 13
+        # min_run - 1 naturals within a window of min_run positions.
+        top = 14 if ace_high else 13
+        for start in range(1, top - min_run + 2):
+            window = ((1 << min_run) - 1) << (start - 1)
+            w = ranks & window
+            c = 0
+            while w:
+                w &= w - 1
+                c += 1
+            if c >= min_run - 1:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _card_value(code):
+    # The most a natural card can add to an opening: an ace can be 11.
+    rank = code % 13 + 1
+    return rank_value(rank)
+
+
+@njit(cache=True, nogil=True)
+def _bound(lo, hi, jk, objective):
+    if objective == 1:
+        return popcount(lo) + popcount(hi) + jk
+    total = 11 * jk
+    x = lo
+    while x:
+        c = lowest(x)
+        total += _card_value(c)
+        x &= x - ONE
+    x = hi
+    while x:
+        c = lowest(x)
+        total += _card_value(c)
+        x &= x - ONE
+    return total
+
+
+@njit(cache=True, nogil=True)
+def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
+    """The best collection of disjoint candidates, exactly.
+
+    Parameters
+    ----------
+    lo, hi, jk : uint64, uint64, int
+        The hand.
+    n, c_mask, c_info : int, uint64[:], int32[:, N_INFO]
+        Candidates from :func:`enumerate_melds` for this hand.
+    objective : int
+        0: opening points; 1: cards laid.
+    need_natural : bool
+        Only collections holding a run without joker qualify.
+    forced : int
+        A card code (52 for a joker) the collection must use; -1 for none.
+    card_limit : int
+        Most cards the collection may hold.
+    target : int
+        Only collections worth at least this much qualify.
+    out : int64[:]
+        Receives the chosen candidates' indices.
+    ws : tuple
+        Scratch arrays from :func:`workspace`, reused across calls.
+
+    Returns
+    -------
+    (int, int)
+        The best value (-1 if nothing qualifies) and how many candidates of
+        ``out`` make it.
+    """
+    # Only cards that some candidate uses can be laid: drop the others.
+    useful = ZERO
+    joker_useful = False
+    for k in range(n):
+        useful |= c_mask[k]
+        if c_info[k, I_JOKER]:
+            joker_useful = True
+    lo = lo & useful
+    hi = hi & useful
+    if not joker_useful:
+        jk = 0
+    if forced >= 0:
+        if forced == JOKER:
+            if jk == 0:
+                return -1, 0
+        elif not (lo & bit(forced)):
+            return -1, 0
+    # Nothing to find when even every useful card together is not enough.
+    root_bound = _bound(lo, hi, jk, objective)
+    if objective == 1 and root_bound > card_limit:
+        root_bound = card_limit
+    if root_bound < target or n == 0:
+        if target <= 0 and not need_natural and forced < 0:
+            return 0, 0
+        return -1, 0
+
+    # Candidates grouped by their lowest natural card: the search settles the
+    # hand's lowest card first, either left in hand or in a meld it heads.
+    wc, wf, wu = ws
+    lows = wc[0]
+    order = wc[1]
+    first = wc[2]
+    fill = wc[3]
+    for c in range(54):
+        first[c] = 0
+    for k in range(n):
+        lows[k] = lowest(c_mask[k])
+        first[lows[k] + 1] += 1
+    for c in range(53):
+        first[c + 1] += first[c]
+    for c in range(54):
+        fill[c] = first[c]
+    for k in range(n):
+        order[fill[lows[k]]] = k
+        fill[lows[k]] += 1
+
+    f_lo = wu[0]
+    f_hi = wu[1]
+    f_jk = wf[0]
+    f_nat = wf[1]
+    f_forced = wf[2]
+    f_used = wf[3]
+    f_val = wf[4]
+    f_iter = wf[5]
+    f_choice = wf[6]
+
+    best = target - 1
+    n_best = 0
+    found = False
+    d = 0
+    f_lo[0] = lo
+    f_hi[0] = hi
+    f_jk[0] = jk
+    f_nat[0] = 1 if need_natural else 0
+    f_forced[0] = 1 if forced >= 0 else 0
+    f_used[0] = 0
+    f_val[0] = 0
+    f_iter[0] = -2
+    while d >= 0:
+        clo = f_lo[d]
+        it = f_iter[d]
+        if it == -2:
+            # A new node: a leaf when no natural is left, else prune or expand.
+            if clo == ZERO:
+                if not f_nat[d] and not f_forced[d] and f_val[d] > best:
+                    best = f_val[d]
+                    found = True
+                    n_best = 0
+                    for e in range(d):
+                        if f_choice[e] >= 0:
+                            out[n_best] = f_choice[e]
+                            n_best += 1
+                d -= 1
+                continue
+            room = card_limit - f_used[d]
+            bound = _bound(clo, f_hi[d], f_jk[d], objective)
+            if objective == 1 and bound > room:
+                bound = room
+            if f_val[d] + bound <= best:
+                d -= 1
+                continue
+            f_iter[d] = -1
+            it = -1
+        c = lowest(clo)
+        if it == -1:
+            f_iter[d] = first[c]
+            # Leave one copy of c in hand, unless it is the last copy of the
+            # card the collection must use.
+            chi = f_hi[d]
+            last_copy = not (chi & bit(c))
+            if f_forced[d] and forced == c and last_copy:
+                continue
+            nlo, nhi = remove_card(clo, chi, c)
+            f_choice[d] = -1
+            e = d + 1
+            f_lo[e] = nlo
+            f_hi[e] = nhi
+            f_jk[e] = f_jk[d]
+            f_nat[e] = f_nat[d]
+            f_forced[e] = f_forced[d]
+            f_used[e] = f_used[d]
+            f_val[e] = f_val[d]
+            f_iter[e] = -2
+            d = e
+            continue
+        if it < first[c + 1]:
+            f_iter[d] = it + 1
+            k = order[it]
+            m = c_mask[k]
+            if (m & ~clo) != ZERO:
+                continue
+            joker = c_info[k, I_JOKER]
+            if joker > f_jk[d]:
+                continue
+            size = c_info[k, I_SIZE]
+            if f_used[d] + size > card_limit:
+                continue
+            nlo, nhi = remove_mask(clo, f_hi[d], m)
+            f_choice[d] = k
+            e = d + 1
+            f_lo[e] = nlo
+            f_hi[e] = nhi
+            f_jk[e] = f_jk[d] - joker
+            natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
+            f_nat[e] = 1 if (f_nat[d] and not natural_run) else 0
+            uses_forced = (forced == JOKER and joker == 1) or (forced >= 0 and forced < JOKER and (m & bit(forced)) != ZERO)
+            f_forced[e] = 1 if (f_forced[d] and not uses_forced) else 0
+            f_used[e] = f_used[d] + size
+            f_val[e] = f_val[d] + (c_info[k, I_POINTS] if objective == 0 else size)
+            f_iter[e] = -2
+            d = e
+            continue
+        d -= 1
+    if not found:
+        return -1, 0
+    return best, n_best
+
+
+@njit(cache=True, nogil=True)
+def workspace():
+    """Scratch arrays for :func:`search`: allocate once, reuse for every call."""
+    return (
+        np.zeros((4, MAX_CANDIDATES), dtype=np.int64),
+        np.zeros((8, 64), dtype=np.int64),
+        np.zeros((2, 64), dtype=np.uint64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
+    """Exact best opening total of a hand (0 if none): the compiled ``best_opening``."""
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    out = np.empty(64, dtype=np.int64)
+    n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+    value, _ = search(lo, hi, jk, n, c_mask, c_info, 0, need_natural, -1, 1000, 0, out, workspace())
+    return max(value, 0)
+
+
+@njit(cache=True, nogil=True)
+def max_melded(lo, hi, jk, min_run, ace_high):
+    """Most cards of a hand that disjoint melds can hold: the compiled ``max_melded_cards``."""
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    out = np.empty(64, dtype=np.int64)
+    n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+    value, _ = search(lo, hi, jk, n, c_mask, c_info, 1, False, -1, 1000, 0, out, workspace())
+    return max(value, 0)
+
+
+def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
+    """``(lo, hi, jk)`` of a hand given as card codes (for tests and the API)."""
+    lo = hi = 0
+    jk = 0
+    for c in codes:
+        c = int(c)
+        if c == JOKER:
+            jk += 1
+        elif lo >> c & 1:
+            if hi >> c & 1:
+                raise ValueError(f"more than two copies of card code {c}")
+            hi |= 1 << c
+        else:
+            lo |= 1 << c
+    return np.uint64(lo), np.uint64(hi), jk

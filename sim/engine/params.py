@@ -1,0 +1,99 @@
+"""The ruleset as the kernels see it: a named tuple of plain integers.
+
+Choice knobs become small integer codes (the constants below); the kernels
+compile once for this tuple type, so every variant runs without recompiling.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from sim.rules import Ruleset
+
+GAME_RAMI51, GAME_CONTRAT, GAME_BASIC = 0, 1, 2
+TAKE_MUST_USE, TAKE_FREE, TAKE_AFTER_OPENING = 0, 1, 2
+RECOVER_MISSING_SUIT, RECOVER_UNAMBIGUOUS = 0, 1
+OUT_LAY_OR_DISCARD, OUT_DISCARD_ONLY = 0, 1
+STOCK_RESHUFFLE, STOCK_TURN_ONCE, STOCK_FLIP = 0, 1, 2
+SEC_DOUBLE, SEC_FLAT_200, SEC_NONE = 0, 1, 2
+UNOPENED_COUNT_CARDS = -1
+
+_CODES = {
+    "game": {"rami51": GAME_RAMI51, "contrat": GAME_CONTRAT, "basic": GAME_BASIC},
+    "discard_take": {"must_use": TAKE_MUST_USE, "free": TAKE_FREE, "only_after_opening": TAKE_AFTER_OPENING},
+    "joker_recovery_from_set": {"missing_suit": RECOVER_MISSING_SUIT, "unambiguous_only": RECOVER_UNAMBIGUOUS},
+    "go_out": {"lay_or_discard": OUT_LAY_OR_DISCARD, "discard_only": OUT_DISCARD_ONLY},
+    "stock_exhausted": {"reshuffle": STOCK_RESHUFFLE, "turn_once_then_block": STOCK_TURN_ONCE, "flip_no_shuffle": STOCK_FLIP},
+    "rami_sec": {"double": SEC_DOUBLE, "flat_200": SEC_FLAT_200, "none": SEC_NONE},
+}
+
+
+class KernelRules(NamedTuple):
+    """Every knob of a :class:`~sim.rules.Ruleset` as an ``int`` (bools as 0/1)."""
+
+    game: int
+    players: int
+    decks: int
+    jokers: int
+    hand_size: int
+    first_player_extra_card: int
+    min_run: int
+    ace_high: int
+    add_before_opening: int
+    open_threshold: int
+    open_needs_natural_run: int
+    open_threshold_rises: int
+    lay_all_ignores_opening: int
+    discard_take: int
+    discard_playable_forbidden: int
+    last_card_no_discard_take: int
+    joker_recovery_from_set: int
+    go_out: int
+    stock_exhausted: int
+    blocked_scores_hands: int
+    ace_penalty: int
+    joker_penalty: int
+    unopened_penalty: int
+    rami_sec: int
+    game_target: int
+    game_rounds: int
+    may_i: int
+    may_i_limit: int
+    turn_cap: int
+
+
+def kernel_rules(r: Ruleset) -> KernelRules:
+    """Translate a validated ruleset into the kernels' named tuple."""
+    return KernelRules(
+        game=_CODES["game"][r.game],
+        players=r.players,
+        decks=r.decks,
+        jokers=r.n_jokers,
+        hand_size=r.hand_size(0),
+        first_player_extra_card=int(r.first_player_extra_card),
+        min_run=r.min_run,
+        ace_high=int(r.ace_high),
+        add_before_opening=int(r.add_before_opening),
+        open_threshold=r.open_threshold,
+        open_needs_natural_run=int(r.open_needs_natural_run),
+        open_threshold_rises=int(r.open_threshold_rises),
+        lay_all_ignores_opening=int(r.lay_all_ignores_opening),
+        discard_take=_CODES["discard_take"][r.discard_take],
+        discard_playable_forbidden=int(r.discard_playable == "forbidden"),
+        last_card_no_discard_take=int(r.last_card_no_discard_take),
+        joker_recovery_from_set=_CODES["joker_recovery_from_set"][r.joker_recovery_from_set],
+        go_out=_CODES["go_out"][r.go_out],
+        stock_exhausted=_CODES["stock_exhausted"][r.stock_exhausted],
+        blocked_scores_hands=int(r.blocked_scoring == "hands"),
+        ace_penalty=r.ace_penalty,
+        joker_penalty=r.joker_penalty,
+        unopened_penalty=(
+            UNOPENED_COUNT_CARDS if r.unopened_penalty == "count_cards" else int(r.unopened_penalty)
+        ),
+        rami_sec=_CODES["rami_sec"][r.rami_sec],
+        game_target=r.game_target,
+        game_rounds=r.game_rounds,
+        may_i=int(r.may_i),
+        may_i_limit=r.may_i_limit,
+        turn_cap=r.turn_cap,
+    )

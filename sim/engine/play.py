@@ -1,0 +1,1067 @@
+"""The compiled round and game loops.
+
+Everything here runs in numba over plain arrays; the Python API
+(:mod:`sim.api`) validates, seeds, allocates and collects. A game is played
+by :func:`play_game`, which writes one result row per round and seat and,
+when tracing, every event (see ``docs/trace.md``; :mod:`sim.trace` turns the
+event rows into dicts).
+
+State of a round, all arrays so that helpers can update it in place:
+
+``h_lo``, ``h_hi``, ``h_jk``, ``h_n``
+    each seat's hand (see :mod:`sim.engine.melds`) and its card count;
+``seats``
+    per seat facts (``S_*`` columns);
+``table``, ``owner``
+    the melds on the table (``melds.I_*`` columns) and who laid them;
+``stock``, ``pile``
+    card codes; the stock's top is its last used slot, so is the pile's;
+``g``
+    round scalars (``G_*``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import params as P
+from sim.engine.melds import (
+    I_JOKER,
+    I_POINTS,
+    I_SIZE,
+    JOKER,
+    MAX_CANDIDATES,
+    N_INFO,
+    ZERO,
+    add_card,
+    bit,
+    card_in_meld,
+    count,
+    joker_in_meld,
+    enumerate_melds,
+    lowest,
+    remove_card,
+    remove_mask,
+    search,
+    workspace,
+)
+from sim.engine.rng import derive_seed, shuffle
+from sim.engine.table import (
+    END_HIGH,
+    END_LOW,
+    END_SET,
+    accepts,
+    add_to_meld,
+    fits_any,
+    fits_end,
+    joker_stands_for,
+    recover,
+    recovers,
+)
+from strategies.policies import (
+    A_P1,
+    A_P2,
+    A_P3,
+    A_P4,
+    A_P5,
+    A_TYPE,
+    ACT_ADD,
+    ACT_MELD,
+    ACT_OPEN,
+    ACT_RECOVER,
+    ACT_STOP,
+    F_CARDS,
+    F_JOKERS,
+    F_POINTS,
+    choose_action,
+    choose_discard,
+    choose_take,
+)
+
+MAX_SEATS = 6
+MAX_MELDS = 48
+MAX_ACTIONS = 8192
+MAX_CARDS = 128
+MAX_ROUNDS = 200
+
+# Seat columns.
+S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN = range(8)
+N_S = 8
+# Round scalars.
+G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST = range(12)
+N_G = 12
+
+# Event rows (12 int32 columns; column 0 the type, column 1 the round).
+EV_DEAL, EV_DRAW, EV_RESTOCK, EV_OPEN, EV_MELD, EV_ADD, EV_RECOVER, EV_DISCARD = 1, 2, 3, 4, 5, 6, 7, 8
+EV_CARD, EV_OUT, EV_BLOCKED, EV_ROUND_END, EV_SEAT, EV_GAME_END = 9, 10, 11, 12, 13, 14
+N_EV = 12
+WHERE_STOCK, WHERE_PILE = 10, 11
+BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP = 0, 1, 2
+TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP = 0, 1, 2, 3
+
+# Result columns, one row per game, round and seat (documented in sim.api).
+R_GAME, R_ROUND, R_SEAT, R_FIRST, R_OPENED, R_OPEN_TURN, R_OPEN_POINTS = 0, 1, 2, 3, 4, 5, 6
+R_JOKERS_LAID, R_JOKERS_HELD, R_CARDS_LEFT, R_POINTS, R_WENT_OUT, R_RAMI_SEC = 7, 8, 9, 10, 11, 12
+R_BLOCKED, R_TURNS, R_TOTAL, R_TAKES, R_WINNER, R_WON, R_TRUNCATED, R_HAND_VALUE = 13, 14, 15, 16, 17, 18, 19, 20
+R_SEAT_TURNS = 21
+N_R = 22
+
+
+@njit(cache=True, nogil=True)
+def _event(ev, g, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
+    if not g[G_TRACE]:
+        return
+    i = g[G_NEV]
+    if i >= ev.shape[0]:
+        g[G_OVERFLOW] = 1
+        return
+    ev[i, 0] = a0
+    ev[i, 1] = a1
+    ev[i, 2] = a2
+    ev[i, 3] = a3
+    ev[i, 4] = a4
+    ev[i, 5] = a5
+    ev[i, 6] = a6
+    ev[i, 7] = a7
+    ev[i, 8] = a8
+    ev[i, 9] = a9
+    ev[i, 10] = a10
+    ev[i, 11] = a11
+    g[G_NEV] = i + 1
+
+
+@njit(cache=True, nogil=True)
+def _card_event(ev, g, where, code):
+    _event(ev, g, EV_CARD, g[G_ROUND], where, code, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def _trace_places(ev, g, stock, pile):
+    """Trace the stock (top first) and the pile (bottom first)."""
+    if not g[G_TRACE]:
+        return
+    for i in range(g[G_STOCK] - 1, -1, -1):
+        _card_event(ev, g, WHERE_STOCK, stock[i])
+    for i in range(g[G_PILE]):
+        _card_event(ev, g, WHERE_PILE, pile[i])
+
+
+@njit(cache=True, nogil=True)
+def _trace_hand(ev, g, seat, lo, hi, jk):
+    if not g[G_TRACE]:
+        return
+    x = lo
+    while x:
+        c = lowest(x)
+        _card_event(ev, g, seat, c)
+        if hi & bit(c):
+            _card_event(ev, g, seat, c)
+        x &= x - np.uint64(1)
+    for _ in range(jk):
+        _card_event(ev, g, seat, JOKER)
+
+
+@njit(cache=True, nogil=True)
+def _take_card(h_lo, h_hi, h_jk, h_n, seat, code):
+    if code == JOKER:
+        h_jk[seat] += 1
+    else:
+        h_lo[seat], h_hi[seat] = add_card(h_lo[seat], h_hi[seat], code)
+    h_n[seat] += 1
+
+
+@njit(cache=True, nogil=True)
+def _drop_card(h_lo, h_hi, h_jk, h_n, seat, code):
+    if code == JOKER:
+        h_jk[seat] -= 1
+    else:
+        h_lo[seat], h_hi[seat] = remove_card(h_lo[seat], h_hi[seat], code)
+    h_n[seat] -= 1
+
+
+@njit(cache=True, nogil=True)
+def card_penalty(code, rules):
+    if code == JOKER:
+        return rules.joker_penalty
+    rank = code % 13 + 1
+    if rank == 1:
+        return rules.ace_penalty
+    return min(rank, 10)
+
+
+@njit(cache=True, nogil=True)
+def hand_value(lo, hi, jk, rules):
+    total = jk * rules.joker_penalty
+    x = lo
+    while x:
+        c = lowest(x)
+        v = card_penalty(c, rules)
+        total += v
+        if hi & bit(c):
+            total += v
+        x &= x - np.uint64(1)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _leaves_ok(n_after, lo, hi, jk, taken, rules):
+    """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
+    if n_after == 0:
+        return rules.go_out == P.OUT_LAY_OR_DISCARD
+    if taken < 0:
+        return True
+    if taken == JOKER:
+        return (lo | hi) != ZERO
+    return (lo & ~bit(taken)) != ZERO or jk > 0
+
+
+@njit(cache=True, nogil=True)
+def _threshold(g, rules):
+    t = rules.open_threshold
+    if rules.open_threshold_rises and g[G_LAST_OPEN] > 0 and g[G_LAST_OPEN] + 1 > t:
+        t = g[G_LAST_OPEN] + 1
+    return t
+
+
+@njit(cache=True, nogil=True)
+def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers):
+    if n >= act.shape[0]:
+        return n
+    act[n, A_TYPE] = t
+    act[n, A_P1] = p1
+    act[n, A_P2] = p2
+    act[n, A_P3] = p3
+    act[n, A_P4] = p4
+    act[n, A_P5] = p5
+    facts[n, F_CARDS] = cards
+    facts[n, F_POINTS] = points
+    facts[n, F_JOKERS] = jokers
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def enumerate_actions(
+    rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
+    table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
+    act, facts, r_mask, r_info, ws,
+):
+    """Every legal laying action of ``seat`` now; returns their count.
+
+    ``taken`` is the code taken from the discard this turn (-1 if none);
+    ``pending`` is that code while ``must_use`` still requires laying it.
+    ``hint`` is the card just drawn when the hand before it is known unable
+    to open: any opening must then use it, which the search exploits.
+    The candidates of the hand are left in ``c_mask``/``c_info``; an opening
+    action ``ACT_OPEN`` with ``P1`` = 0 (normal) or 1 (whole hand) finds its
+    melds in ``open_sel[P1, :open_n[P1]]``.
+    """
+    n_act = 0
+    n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
+    n_melds = g[G_MELDS]
+    if pending < 0:
+        n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0)
+    out = ws[1][7]  # the workspace's spare row holds the chosen melds
+    g[G_NCAND] = n_c
+    if not opened:
+        limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
+        forced = pending if pending >= 0 else hint
+        value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
+                          forced, limit, _threshold(g, rules), out, ws)
+        if value >= 0 and k > 0:
+            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+                                  open_sel, open_n, 0, act, facts, n_act)
+        if rules.lay_all_ignores_opening:
+            value, k = search(lo, hi, jk, n_c, c_mask, c_info, 1, False, forced, limit, n_hand - 1, out, ws)
+            if value >= 0 and k > 0:
+                n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+                                      open_sel, open_n, 1, act, facts, n_act)
+    else:
+        for k in range(n_c):
+            m = c_mask[k]
+            joker = c_info[k, I_JOKER]
+            if joker > jk:
+                continue
+            if pending >= 0:
+                if pending == JOKER:
+                    if not joker:
+                        continue
+                elif not (m & bit(pending)):
+                    continue
+            size = c_info[k, I_SIZE]
+            nlo, nhi = remove_mask(lo, hi, m)
+            if not _leaves_ok(n_hand - size, nlo, nhi, jk - joker, taken, rules):
+                continue
+            n_act = _push_action(act, facts, n_act, ACT_MELD, k, 0, 0, 0, 0, size, c_info[k, I_POINTS], joker)
+    if opened or rules.add_before_opening:
+        # Additions: each card of the hand the table takes, each meld, each end.
+        taken_mask, joker_fits = accepts(table, n_melds, rules.ace_high)
+        x = lo & taken_mask
+        joker_next = jk > 0 and joker_fits
+        while True:
+            if x:
+                code = lowest(x)
+                x &= x - np.uint64(1)
+            elif joker_next:
+                code = JOKER
+                joker_next = False
+            else:
+                break
+            if pending < 0 or pending == code:
+                if code == JOKER:
+                    nlo, nhi, njk = lo, hi, jk - 1
+                else:
+                    nlo, nhi = remove_card(lo, hi, code)
+                    njk = jk
+                if _leaves_ok(n_hand - 1, nlo, nhi, njk, taken, rules):
+                    for m in range(n_melds):
+                        for end in range(3):
+                            if fits_end(table, m, code, end, rules.ace_high):
+                                n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
+                                                     1 if code == JOKER else 0)
+    if opened:
+        n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
+                                 s_mask, s_info, act, facts, r_mask, r_info, n_act)
+    return n_act
+
+
+@njit(cache=True, nogil=True)
+def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open_sel, open_n, which,
+                  act, facts, n_act):
+    nlo, nhi, njk = lo, hi, jk
+    cards = 0
+    points = 0
+    jokers = 0
+    for i in range(k):
+        c = sel[i]
+        nlo, nhi = remove_mask(nlo, nhi, c_mask[c])
+        njk -= c_info[c, I_JOKER]
+        cards += c_info[c, I_SIZE]
+        points += c_info[c, I_POINTS]
+        jokers += c_info[c, I_JOKER]
+        open_sel[which, i] = c
+    open_n[which] = k
+    if not _leaves_ok(n_hand - cards, nlo, nhi, njk, taken, rules):
+        return n_act
+    return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers)
+
+
+@njit(cache=True, nogil=True)
+def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask, s_info,
+                     act, facts, r_mask, r_info, n_act):
+    n_melds = g[G_MELDS]
+    unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
+    for m in range(n_melds):
+        if not table[m, I_JOKER]:
+            continue
+        x = lo
+        while x:
+            code = lowest(x)
+            x &= x - np.uint64(1)
+            if not recovers(table, m, code, unambiguous):
+                continue
+            # The hand once the natural is down and the joker is in it.
+            rlo, rhi = remove_card(lo, hi, code)
+            rjk = jk + 1
+            lays_pending = pending < 0 or pending == code
+            # Relay (a): a new meld from the hand holding the joker, the largest.
+            n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
+            best = -1
+            for k in range(n_s):
+                if s_info[k, I_JOKER] and (s_mask[k] & ~rlo) == ZERO:
+                    if not lays_pending and not (s_mask[k] & bit(pending)):
+                        continue
+                    if best < 0 or s_info[k, I_SIZE] > s_info[best, I_SIZE]:
+                        best = k
+            if best >= 0 and n_act < act.shape[0]:
+                size = s_info[best, I_SIZE]
+                nlo, nhi = remove_mask(rlo, rhi, s_mask[best])
+                if _leaves_ok(n_hand - size, nlo, nhi, rjk - 1, taken, rules):
+                    r_mask[n_act] = s_mask[best]
+                    for col in range(N_INFO):
+                        r_info[n_act, col] = s_info[best, col]
+                    n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 0, -1, 0, size, 0, 1)
+            # Relay (b): the joker added to another table meld.
+            if lays_pending and _leaves_ok(n_hand - 1, rlo, rhi, jk, taken, rules):
+                for m2 in range(n_melds):
+                    if m2 == m:
+                        continue
+                    for end in range(3):
+                        if fits_end(table, m2, JOKER, end, rules.ace_high):
+                            n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 1, m2, end, 1, 0, 1)
+    return n_act
+
+
+@njit(cache=True, nogil=True)
+def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
+    m = g[G_MELDS]
+    for col in range(N_INFO):
+        table[m, col] = info[col]
+    owner[m] = seat
+    g[G_MELDS] = m + 1
+    _event(ev, g, EV_MELD, g[G_ROUND], seat, m, info[0], info[1], info[2], info[3], info[4], info[I_JOKER],
+           part_of_open, 0)
+
+
+@njit(cache=True, nogil=True)
+def apply_action(
+    rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
+    c_mask, c_info, open_sel, open_n, r_mask, r_info,
+):
+    """Play action ``i``; returns ``(mask of naturals laid, whether a joker was laid)``."""
+    t = act[i, A_TYPE]
+    laid_mask = ZERO
+    laid_joker = False
+    if t == ACT_OPEN:
+        which = act[i, A_P1]
+        points = facts[i, F_POINTS]
+        _event(ev, g, EV_OPEN, g[G_ROUND], seat, points, which, open_n[which], 0, 0, 0, 0, 0, 0)
+        for j in range(open_n[which]):
+            k = open_sel[which, j]
+            h_lo[seat], h_hi[seat] = remove_mask(h_lo[seat], h_hi[seat], c_mask[k])
+            h_jk[seat] -= c_info[k, I_JOKER]
+            h_n[seat] -= c_info[k, I_SIZE]
+            seats[seat, S_JOKERS_LAID] += c_info[k, I_JOKER]
+            laid_mask |= c_mask[k]
+            laid_joker = laid_joker or c_info[k, I_JOKER] == 1
+            _lay_meld(rules, g, ev, seat, table, owner, c_info[k], 1)
+        seats[seat, S_OPENED] = 1
+        seats[seat, S_OPEN_TURN] = seats[seat, S_TURNS]
+        seats[seat, S_OPEN_POINTS] = points
+        g[G_LAST_OPEN] = points
+    elif t == ACT_MELD:
+        k = act[i, A_P1]
+        h_lo[seat], h_hi[seat] = remove_mask(h_lo[seat], h_hi[seat], c_mask[k])
+        h_jk[seat] -= c_info[k, I_JOKER]
+        h_n[seat] -= c_info[k, I_SIZE]
+        seats[seat, S_JOKERS_LAID] += c_info[k, I_JOKER]
+        laid_mask = c_mask[k]
+        laid_joker = c_info[k, I_JOKER] == 1
+        _lay_meld(rules, g, ev, seat, table, owner, c_info[k], 0)
+    elif t == ACT_ADD:
+        code = act[i, A_P1]
+        m = act[i, A_P2]
+        end = act[i, A_P3]
+        _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
+        stands = add_to_meld(table, m, code, end)
+        if code == JOKER:
+            seats[seat, S_JOKERS_LAID] += 1
+            laid_joker = True
+        else:
+            laid_mask = bit(code)
+        _event(ev, g, EV_ADD, g[G_ROUND], seat, m, code, end, stands, 0, 0, 0, 0, 0)
+    elif t == ACT_RECOVER:
+        code = act[i, A_P1]
+        m = act[i, A_P2]
+        _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
+        recover(table, m, code)
+        _take_card(h_lo, h_hi, h_jk, h_n, seat, JOKER)
+        laid_mask = bit(code)
+        _event(ev, g, EV_RECOVER, g[G_ROUND], seat, m, code, 0, 0, 0, 0, 0, 0, 0)
+        if act[i, A_P3] == 0:
+            h_lo[seat], h_hi[seat] = remove_mask(h_lo[seat], h_hi[seat], r_mask[i])
+            h_jk[seat] -= 1
+            h_n[seat] -= r_info[i, I_SIZE]
+            laid_mask |= r_mask[i]
+            _lay_meld(rules, g, ev, seat, table, owner, r_info[i], 0)
+        else:
+            m2 = act[i, A_P4]
+            end = act[i, A_P5]
+            _drop_card(h_lo, h_hi, h_jk, h_n, seat, JOKER)
+            stands = add_to_meld(table, m2, JOKER, end)
+            _event(ev, g, EV_ADD, g[G_ROUND], seat, m2, JOKER, end, stands, 0, 0, 0, 0, 0)
+        laid_joker = True
+        seats[seat, S_JOKERS_LAID] += 1
+    if seats[seat, S_FIRST_LAY] < 0:
+        seats[seat, S_FIRST_LAY] = g[G_TURN]
+    return laid_mask, laid_joker
+
+
+@njit(cache=True, nogil=True)
+def _restock(rules, g, ev, stock, pile, rng):
+    """Rebuild an empty stock from the pile; False if the round is blocked."""
+    if rules.stock_exhausted == P.STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
+        return False
+    n = g[G_PILE] - 1
+    if n <= 0:
+        return False
+    top = pile[g[G_PILE] - 1]
+    # Turning the pile over puts its first card on top of the new stock: the
+    # stock's top is its last slot, so the pile goes in reversed.
+    for i in range(n):
+        stock[i] = pile[n - 1 - i]
+    g[G_STOCK] = n
+    if rules.stock_exhausted == P.STOCK_RESHUFFLE:
+        shuffle(stock, n, rng, 0)
+    pile[0] = top
+    g[G_PILE] = 1
+    g[G_RESTOCKS] += 1
+    mode = 0 if rules.stock_exhausted == P.STOCK_RESHUFFLE else 1
+    _event(ev, g, EV_RESTOCK, g[G_ROUND], mode, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    _trace_places(ev, g, stock, pile)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _flip(g, ev, stock, pile):
+    """Basic rummy: the whole pile, turned over unshuffled, becomes the stock."""
+    n = g[G_PILE]
+    for i in range(n):
+        stock[i] = pile[n - 1 - i]
+    g[G_STOCK] = n
+    g[G_PILE] = 0
+    g[G_RESTOCKS] += 1
+    _event(ev, g, EV_RESTOCK, g[G_ROUND], 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    _trace_places(ev, g, stock, pile)
+
+
+@njit(cache=True, nogil=True)
+def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng):
+    """Shuffle with the round's stream and deal: hands, the first discard, the stock."""
+    n_players = rules.players
+    # The deck, shuffled by the round's own stream.
+    n_cards = 52 * rules.decks + rules.jokers
+    deck = np.empty(n_cards, dtype=np.int64)
+    i = 0
+    for code in range(52):
+        for _ in range(rules.decks):
+            deck[i] = code
+            i += 1
+    for _ in range(rules.jokers):
+        deck[i] = JOKER
+        i += 1
+    shuffle(deck, n_cards, deck_rng, 0)
+
+    g[G_ROUND] = rnd
+    g[G_FIRST] = first
+    g[G_MELDS] = 0
+    g[G_TURN] = 0
+    g[G_RESTOCKS] = 0
+    g[G_LAST_OPEN] = 0
+    for s in range(n_players):
+        h_lo[s] = ZERO
+        h_hi[s] = ZERO
+        h_jk[s] = 0
+        h_n[s] = 0
+        for col in range(N_S):
+            seats[s, col] = 0
+        seats[s, S_OPEN_TURN] = -1
+        seats[s, S_FIRST_LAY] = -1
+    hand_size = rules.hand_size
+    if rules.game == P.GAME_CONTRAT:
+        hand_size = 10 if rnd % 7 < 3 else 12
+    elif rules.game == P.GAME_BASIC and hand_size <= 0:
+        hand_size = 10 if n_players == 2 else (7 if n_players <= 4 else 6)
+    i = 0
+    for s in range(n_players):
+        seat = (first + s) % n_players
+        extra = 1 if (s == 0 and rules.first_player_extra_card) else 0
+        for _ in range(hand_size + extra):
+            _take_card(h_lo, h_hi, h_jk, h_n, seat, deck[i])
+            i += 1
+    pile[0] = deck[i]
+    i += 1
+    g[G_PILE] = 1
+    n_stock = n_cards - i
+    # The stock's top is its last slot: the next card of the deck.
+    for j in range(n_stock):
+        stock[j] = deck[n_cards - 1 - j]
+    g[G_STOCK] = n_stock
+    if g[G_TRACE]:
+        _event(ev, g, EV_DEAL, rnd, first, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        for s in range(n_players):
+            _trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
+        _trace_places(ev, g, stock, pile)
+
+
+
+@njit(cache=True, nogil=True)
+def play_turn(
+    rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+):
+    """Play the turn of the seat to move: draw, lay, discard.
+
+    Returns ``TURN_NEXT`` (the next seat moves), ``TURN_OUT`` (the seat went
+    out: ``g[G_TURN]`` stays on its turn), ``TURN_BLOCKED`` (the stock could
+    not be rebuilt) or ``TURN_CAP`` (the round reached ``turn_cap``).
+    """
+    c_mask, c_info, s_mask, s_info = bufs
+    turn = g[G_TURN]
+    if turn >= rules.turn_cap:
+        return TURN_CAP
+    seat = (g[G_FIRST] + turn) % rules.players
+    rnd = g[G_ROUND]
+    kind = kinds[seat]
+    par = params[seat]
+    seats[seat, S_TURNS] += 1
+    opened = seats[seat, S_OPENED] == 1
+    taken = -1
+    drawn = -1
+    cached = -1
+    if not (turn == 0 and rules.first_player_extra_card):
+        if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
+            if not _restock(rules, g, ev, stock, pile, deck_rng):
+                return TURN_BLOCKED
+        take = False
+        if g[G_PILE] > 0:
+            top = pile[g[G_PILE] - 1]
+            legal, useful, cached = _take_status(
+                rules, g, seat, top, opened, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat],
+                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
+            )
+            if legal:
+                take = choose_take(kind, par, policy_rng, seat, top, useful)
+        if take:
+            taken = pile[g[G_PILE] - 1]
+            drawn = taken
+            g[G_PILE] -= 1
+            _take_card(h_lo, h_hi, h_jk, h_n, seat, taken)
+            seats[seat, S_TAKES] += 1
+            _event(ev, g, EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
+        else:
+            if g[G_STOCK] == 0:
+                if g[G_PILE] == 0:
+                    return TURN_BLOCKED
+                _flip(g, ev, stock, pile)
+            g[G_STOCK] -= 1
+            code = stock[g[G_STOCK]]
+            drawn = code
+            _take_card(h_lo, h_hi, h_jk, h_n, seat, code)
+            _event(ev, g, EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
+
+    # Laying.
+    pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
+    # The hand before the draw could not open (and the threshold never
+    # falls): an opening now must use the card drawn.
+    hint = drawn if (seats[seat, S_NO_OPEN] and drawn >= 0) else -1
+    went_out = False
+    # The take check already listed the actions of this very hand.
+    reuse = taken >= 0 and cached >= 0
+    while True:
+        opened = seats[seat, S_OPENED] == 1
+        if reuse:
+            n_act = cached
+            reuse = False
+        else:
+            n_act = enumerate_actions(
+                rules, g, seat, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat], opened, taken, pending, hint,
+                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
+            )
+        if n_act == 0:
+            break  # cannot happen while a pending card had a legal laying
+        if not opened:
+            can_open = False
+            for j in range(n_act):
+                if act[j, A_TYPE] == ACT_OPEN:
+                    can_open = True
+            seats[seat, S_NO_OPEN] = 0 if can_open else 1
+        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act)
+        if act[a, A_TYPE] == ACT_STOP:
+            break
+        laid_mask, laid_joker = apply_action(
+            rules, g, ev, seat, a, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
+            c_mask, c_info, open_sel, open_n, r_mask, r_info,
+        )
+        if pending >= 0:
+            if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
+                pending = -1
+        if h_n[seat] == 0:
+            went_out = True
+            break
+        if act[a, A_TYPE] == ACT_OPEN and act[a, A_P1] == 1:
+            break  # the whole hand but one card is down: that card is the discard
+    if went_out:
+        _event(ev, g, EV_OUT, rnd, seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return TURN_OUT
+
+    # Discarding.
+    code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
+                    seats[seat, S_OPENED] == 1, table, c_mask, c_info)
+    _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
+    pile[g[G_PILE]] = code
+    g[G_PILE] += 1
+    _event(ev, g, EV_DISCARD, rnd, seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
+    if h_n[seat] == 0:
+        _event(ev, g, EV_OUT, rnd, seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+        return TURN_OUT
+    g[G_TURN] = turn + 1
+    return TURN_NEXT
+
+
+
+@njit(cache=True, nogil=True)
+def play_round(
+    rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+):
+    """Play one round; returns ``(winner, blocked, rami_sec)``.
+
+    ``winner`` is -1 when the round is blocked (``blocked`` says why).
+    """
+    n_players = rules.players
+    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng)
+    winner = -1
+    blocked = BLOCK_NONE
+    while True:
+        status = play_turn(
+            rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+        )
+        if status == TURN_NEXT:
+            continue
+        if status == TURN_OUT:
+            winner = (first + g[G_TURN]) % n_players
+        elif status == TURN_BLOCKED:
+            blocked = BLOCK_STOCK
+        else:
+            blocked = BLOCK_TURN_CAP
+        break
+
+    rami_sec = False
+    if winner >= 0:
+        # The winner laid its first cards in the very turn it went out.
+        if seats[winner, S_FIRST_LAY] == g[G_TURN]:
+            if rules.rami_sec == P.SEC_DOUBLE:
+                rami_sec = True
+            elif rules.rami_sec == P.SEC_FLAT_200:
+                rami_sec = True
+                for s in range(n_players):
+                    if s != winner and seats[s, S_OPENED]:
+                        rami_sec = False
+    else:
+        _event(ev, g, EV_BLOCKED, rnd, blocked, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    return winner, blocked, rami_sec
+
+
+@njit(cache=True, nogil=True)
+def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
+                 c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
+    """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
+
+    Under ``must_use`` the check enumerates the laying actions of the hand
+    with the card; ``n_act`` is their count (left in ``act``), which the
+    laying phase reuses when the card is taken; -1 when not enumerated.
+    """
+    if rules.discard_take == P.TAKE_AFTER_OPENING and not opened:
+        return False, False, -1
+    # A card of another code must stay for the discard (docs/rules.md item 12).
+    if top == JOKER:
+        if (lo | hi) == ZERO:
+            return False, False, -1
+    elif (lo & ~bit(top)) == ZERO and jk == 0:
+        return False, False, -1
+    can_add = opened or rules.add_before_opening
+    fits_table = can_add and fits_any(table, g[G_MELDS], top, rules.ace_high)
+    if rules.last_card_no_discard_take and n_hand == 1 and fits_any(table, g[G_MELDS], top, rules.ace_high):
+        return False, False, -1
+    if top == JOKER:
+        tlo, thi, tjk = lo, hi, jk + 1
+    else:
+        tlo, thi = add_card(lo, hi, top)
+        tjk = jk
+    useful = fits_table
+    if not useful:
+        if top == JOKER:
+            useful = joker_in_meld(lo, rules.min_run, rules.ace_high)
+        else:
+            useful = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+    if rules.discard_take == P.TAKE_MUST_USE:
+        # A card in no meld of the hand and fitting no table meld can still be
+        # laid after a joker recovery (in the joker's new meld, or as the
+        # natural that takes it back): only then is the full check needed.
+        maybe = useful
+        if opened and not maybe:
+            for m in range(g[G_MELDS]):
+                if table[m, I_JOKER]:
+                    maybe = True
+                    break
+        if not maybe:
+            return False, False, -1
+        # Legal only if some laying of this turn can use it.
+        n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table,
+                                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws)
+        return n_act > 0, n_act > 0, n_act
+    return True, useful, -1
+
+
+@njit(cache=True, nogil=True)
+def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info):
+    legal = np.empty(54, dtype=np.int64)
+    penalty = np.empty(54, dtype=np.float64)
+    fits = np.empty(54, dtype=np.bool_)
+    # The last enumeration of the laying phase was of this very hand.
+    n_c = g[G_NCAND]
+    in_meld = ZERO
+    for k in range(n_c):
+        if c_info[k, I_JOKER] <= jk:
+            in_meld |= c_mask[k]
+    n_melds = g[G_MELDS]
+    can_add = opened or rules.add_before_opening
+    table_mask, joker_fits = accepts(table, n_melds, rules.ace_high)
+    for forbid_playable in (True, False):
+        n = 0
+        x = lo
+        joker_next = jk > 0
+        while True:
+            if x:
+                code = lowest(x)
+                x &= x - np.uint64(1)
+            elif joker_next:
+                code = JOKER
+                joker_next = False
+            else:
+                break
+            if code != taken:
+                on_table = joker_fits if code == JOKER else (table_mask & bit(code)) != ZERO
+                if not (forbid_playable and rules.discard_playable_forbidden and on_table):
+                    legal[n] = code
+                    penalty[n] = card_penalty(code, rules)
+                    fits[n] = code == JOKER or (in_meld & bit(code)) != ZERO or (can_add and on_table)
+                    n += 1
+        if n > 0:
+            break
+    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits)
+
+
+@njit(cache=True, nogil=True)
+def make_buffers():
+    """Every scratch array a game needs, allocated once per batch of games."""
+    return (
+        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_lo
+        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_hi
+        np.zeros(MAX_SEATS, dtype=np.int64),  # h_jk
+        np.zeros(MAX_SEATS, dtype=np.int64),  # h_n
+        np.zeros((MAX_SEATS, N_S), dtype=np.int64),  # seats
+        np.zeros((MAX_MELDS, N_INFO), dtype=np.int32),  # table
+        np.zeros(MAX_MELDS, dtype=np.int32),  # owner
+        np.zeros(MAX_CARDS, dtype=np.int64),  # stock
+        np.zeros(MAX_CARDS, dtype=np.int64),  # pile
+        np.zeros(MAX_CANDIDATES, dtype=np.uint64),  # c_mask
+        np.zeros((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # c_info
+        np.zeros(MAX_CANDIDATES, dtype=np.uint64),  # s_mask
+        np.zeros((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # s_info
+        np.zeros((MAX_ACTIONS, 6), dtype=np.int64),  # act
+        np.zeros((MAX_ACTIONS, 3), dtype=np.int64),  # facts
+        np.zeros(MAX_ACTIONS, dtype=np.uint64),  # r_mask
+        np.zeros((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
+        np.zeros((2, 64), dtype=np.int64),  # open_sel
+        np.zeros(2, dtype=np.int64),  # open_n
+    )
+
+
+@njit(cache=True, nogil=True)
+def _seed_round(seed, game, rnd, policy_rng, deck_rng):
+    # Every round has its own deck stream and one stream per seat, so any
+    # round replays alone and the deck does not depend on the players' choices.
+    for s in range(MAX_SEATS):
+        policy_rng[s] = derive_seed(np.uint64(seed), game, rnd * MAX_SEATS + s, 1)
+    deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, 2)
+
+
+@njit(cache=True, nogil=True)
+def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws):
+    """Play game ``game`` of the simulation seeded ``seed``.
+
+    Writes one row per round and seat into ``res`` from row ``n_res``;
+    returns the new row count, or -1 when ``res`` has no room left for
+    ``max_rounds`` rounds (the caller then grows it and plays the game again).
+    ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
+    :func:`sim.engine.melds.workspace`) are scratch space.
+    """
+    n_players = rules.players
+    if n_res + max_rounds * n_players > res.shape[0]:
+        return -1
+    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
+     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+    bufs = (c_mask, c_info, s_mask, s_info)
+    policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    totals = np.zeros(MAX_SEATS, dtype=np.int64)
+    start_row = n_res
+    rnd = 0
+    truncated = False
+    winner_game = -1
+    while True:
+        if rnd >= max_rounds:
+            truncated = True
+            break
+        first = rnd % n_players
+        _seed_round(seed, game, rnd, policy_rng, deck_rng)
+        winner, blocked, rami_sec = play_round(
+            rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+        )
+        points = _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats)
+        for s in range(n_players):
+            totals[s] += points[s]
+        if g[G_TRACE]:
+            _event(ev, g, EV_ROUND_END, rnd, winner, 1 if rami_sec else 0, blocked, 0, 0, 0, 0, 0, 0, 0)
+            for s in range(n_players):
+                _event(ev, g, EV_SEAT, rnd, s, points[s], totals[s], seats[s, S_OPENED], 0, 0, 0, 0, 0, 0)
+                _trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
+        for s in range(n_players):
+            row = res[n_res]
+            row[R_GAME] = game
+            row[R_ROUND] = rnd
+            row[R_SEAT] = s
+            row[R_FIRST] = first
+            row[R_OPENED] = seats[s, S_OPENED]
+            row[R_OPEN_TURN] = seats[s, S_OPEN_TURN]
+            row[R_OPEN_POINTS] = seats[s, S_OPEN_POINTS]
+            row[R_JOKERS_LAID] = seats[s, S_JOKERS_LAID]
+            row[R_JOKERS_HELD] = h_jk[s]
+            row[R_CARDS_LEFT] = h_n[s]
+            row[R_POINTS] = points[s]
+            row[R_WENT_OUT] = 1 if s == winner else 0
+            row[R_RAMI_SEC] = 1 if (rami_sec and s == winner) else 0
+            row[R_BLOCKED] = blocked
+            row[R_TURNS] = g[G_TURN] + 1 if blocked != BLOCK_TURN_CAP else g[G_TURN]
+            row[R_TOTAL] = totals[s]
+            row[R_TAKES] = seats[s, S_TAKES]
+            row[R_HAND_VALUE] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+            row[R_SEAT_TURNS] = seats[s, S_TURNS]
+            n_res += 1
+        rnd += 1
+        done, winner_game = _game_over(rules, rnd, totals)
+        if done:
+            break
+    for r in range(start_row, n_res):
+        res[r, R_WINNER] = winner_game
+        res[r, R_TRUNCATED] = 1 if truncated else 0
+        res[r, R_WON] = 0
+    # Every seat sharing the best total is marked as a winner.
+    best = totals[0]
+    for s in range(n_players):
+        if (rules.game == P.GAME_BASIC and totals[s] > best) or (rules.game != P.GAME_BASIC and totals[s] < best):
+            best = totals[s]
+    if not truncated:
+        for r in range(start_row, n_res):
+            if totals[res[r, R_SEAT]] == best:
+                res[r, R_WON] = 1
+    if g[G_TRACE]:
+        _event(ev, g, EV_GAME_END, rnd, winner_game, 1 if truncated else 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        for s in range(n_players):
+            _event(ev, g, EV_SEAT, rnd, s, 0, totals[s], 0, 0, 0, 0, 0, 0, 0)
+    return n_res
+
+
+@njit(cache=True, nogil=True)
+def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
+    n_players = rules.players
+    points = np.zeros(MAX_SEATS, dtype=np.int64)
+    if winner < 0:
+        if rules.blocked_scores_hands:
+            for s in range(n_players):
+                points[s] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+        return points
+    if rules.game == P.GAME_BASIC:
+        gain = 0
+        for s in range(n_players):
+            if s != winner:
+                gain += hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+        if rami_sec and rules.rami_sec == P.SEC_DOUBLE:
+            gain *= 2
+        points[winner] = gain
+        return points
+    for s in range(n_players):
+        if s == winner:
+            continue
+        if not seats[s, S_OPENED] and rules.unopened_penalty != P.UNOPENED_COUNT_CARDS:
+            v = rules.unopened_penalty
+        else:
+            v = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+        if rami_sec and rules.rami_sec == P.SEC_DOUBLE:
+            v *= 2
+        elif rami_sec and rules.rami_sec == P.SEC_FLAT_200:
+            v = 200
+        points[s] = v
+    return points
+
+
+@njit(cache=True, nogil=True)
+def _game_over(rules, rounds_played, totals):
+    """``(done, winner)``: winner is the seat with the best total, -1 if shared."""
+    n_players = rules.players
+    if rules.game_rounds > 0:
+        if rounds_played < rules.game_rounds:
+            return False, -1
+        best = 0
+        for s in range(1, n_players):
+            if (rules.game == P.GAME_BASIC and totals[s] > totals[best]) or (
+                rules.game != P.GAME_BASIC and totals[s] < totals[best]
+            ):
+                best = s
+        for s in range(n_players):
+            if s != best and totals[s] == totals[best]:
+                return True, -1
+        return True, best
+    reached = False
+    for s in range(n_players):
+        if totals[s] >= rules.game_target:
+            reached = True
+    if not reached:
+        return False, -1
+    best = 0
+    for s in range(1, n_players):
+        if totals[s] < totals[best]:
+            best = s
+    for s in range(n_players):
+        if s != best and totals[s] == totals[best]:
+            return False, -1  # a tie for the lowest plays one more round
+    return True, best
+
+
+@njit(cache=True, nogil=True)
+def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res):
+    """Play games ``first_game .. first_game + n_games - 1`` into ``res``.
+
+    Returns ``(games_done, rows)``: fewer games than asked when ``res`` filled.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    buffers = make_buffers()
+    ws = workspace()
+    n_res = 0
+    for i in range(n_games):
+        rows = play_game(rules, first_game + i, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws)
+        if rows < 0:
+            return i, n_res
+        n_res = rows
+    return n_games, n_res
+
+
+@njit(cache=True, nogil=True)
+def trace_game(rules, game, seed, kinds, params, max_rounds, ev):
+    """Play one game recording every event into ``ev``; returns ``(events, overflow)``."""
+    g = np.zeros(N_G, dtype=np.int64)
+    g[G_TRACE] = 1
+    res = np.zeros((max_rounds * rules.players, N_R), dtype=np.int64)
+    play_game(rules, game, seed, kinds, params, max_rounds, res, 0, ev, g, make_buffers(), workspace())
+    return g[G_NEV], g[G_OVERFLOW]
+
+
+@njit(cache=True, nogil=True)
+def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng):
+    """Seed the streams of ``(seed, game)`` and deal round ``rnd``, as :func:`play_game` does.
+
+    Leaves the very position :func:`play_game` starts that round from, to
+    study turn by turn with :func:`step_turn` (tests of the information rule,
+    advice).
+    """
+    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
+     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+    _seed_round(seed, game, rnd, policy_rng, deck_rng)
+    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng)
+
+
+@njit(cache=True, nogil=True)
+def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
+    """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
+    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
+     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+    bufs = (c_mask, c_info, s_mask, s_info)
+    return play_turn(
+        rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+    )

@@ -1,0 +1,163 @@
+"""Table melds in the kernels: which cards fit them, adding, joker recovery.
+
+A table meld is one row of ``table`` with the candidate columns of
+:mod:`sim.engine.melds` (kind, suit or rank, start/end or suits, joker).
+For a set, ``I_JPOS`` is the suit its joker stands for: the first suit the
+set's naturals lack, recomputed whenever a natural joins it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine.melds import (
+    I_END,
+    I_JOKER,
+    I_JPOS,
+    I_KEY,
+    I_KIND,
+    I_SIZE,
+    I_START,
+    JOKER,
+    KIND_RUN,
+    code_at,
+)
+
+END_LOW, END_HIGH, END_SET = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def first_missing_suit(suits):
+    s = 0
+    while suits & (1 << s):
+        s += 1
+    return s
+
+
+@njit(cache=True, nogil=True)
+def fits_end(table, m, code, end, ace_high):
+    """Whether ``code`` (a natural or the joker) can be added to meld ``m`` at ``end``."""
+    kind = table[m, I_KIND]
+    size = table[m, I_SIZE]
+    if kind == KIND_RUN:
+        if end == END_SET or size >= 13:
+            return False
+        suit = table[m, I_KEY]
+        if end == END_LOW:
+            pos = table[m, I_START] - 1
+            if pos < 1:
+                return False
+        else:
+            pos = table[m, I_END] + 1
+            if pos > (14 if ace_high else 13):
+                return False
+        if code == JOKER:
+            return table[m, I_JOKER] == 0
+        return code == code_at(suit, pos)
+    if end != END_SET or size >= 4:
+        return False
+    if code == JOKER:
+        return table[m, I_JOKER] == 0
+    rank = code % 13 + 1
+    suit = code // 13
+    return rank == table[m, I_KEY] and not (table[m, I_START] & (1 << suit))
+
+
+@njit(cache=True, nogil=True)
+def accepts(table, n_melds, ace_high):
+    """What the table takes: ``(mask of natural codes, whether a joker fits)``."""
+    mask = np.uint64(0)
+    joker = False
+    for m in range(n_melds):
+        if table[m, I_KIND] == KIND_RUN:
+            if table[m, I_SIZE] >= 13:
+                continue
+            suit = table[m, I_KEY]
+            if table[m, I_START] > 1:
+                mask |= np.uint64(1) << np.uint64(code_at(suit, table[m, I_START] - 1))
+                joker = joker or table[m, I_JOKER] == 0
+            if table[m, I_END] < (14 if ace_high else 13):
+                mask |= np.uint64(1) << np.uint64(code_at(suit, table[m, I_END] + 1))
+                joker = joker or table[m, I_JOKER] == 0
+        elif table[m, I_SIZE] < 4:
+            for suit in range(4):
+                if not table[m, I_START] & (1 << suit):
+                    mask |= np.uint64(1) << np.uint64(suit * 13 + table[m, I_KEY] - 1)
+            joker = joker or table[m, I_JOKER] == 0
+    return mask, joker
+
+
+@njit(cache=True, nogil=True)
+def fits_any(table, n_melds, code, ace_high):
+    """Whether ``code`` can be added somewhere on the table."""
+    for m in range(n_melds):
+        for end in range(3):
+            if fits_end(table, m, code, end, ace_high):
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def add_to_meld(table, m, code, end):
+    """Add ``code`` to meld ``m`` at ``end``; returns the card a joker stands for (-1 for a natural)."""
+    size = table[m, I_SIZE]
+    table[m, I_SIZE] = size + 1
+    if table[m, I_KIND] == KIND_RUN:
+        if end == END_LOW:
+            table[m, I_START] -= 1
+            pos = table[m, I_START]
+        else:
+            table[m, I_END] += 1
+            pos = table[m, I_END]
+        if code == JOKER:
+            table[m, I_JOKER] = 1
+            table[m, I_JPOS] = pos
+            return code_at(table[m, I_KEY], pos)
+        return -1
+    rank = table[m, I_KEY]
+    if code == JOKER:
+        table[m, I_JOKER] = 1
+    else:
+        table[m, I_START] |= 1 << (code // 13)
+    if table[m, I_JOKER]:
+        table[m, I_JPOS] = first_missing_suit(table[m, I_START])
+        if code == JOKER:
+            return table[m, I_JPOS] * 13 + rank - 1
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def recovers(table, m, code, unambiguous_only):
+    """Whether natural ``code`` takes back the joker of meld ``m``."""
+    if not table[m, I_JOKER] or code == JOKER:
+        return False
+    if table[m, I_KIND] == KIND_RUN:
+        return code == code_at(table[m, I_KEY], table[m, I_JPOS])
+    rank = code % 13 + 1
+    suit = code // 13
+    if rank != table[m, I_KEY] or (table[m, I_START] & (1 << suit)):
+        return False
+    # In a set of three the joker could be either missing suit: ambiguous.
+    return table[m, I_SIZE] == 4 or not unambiguous_only
+
+
+@njit(cache=True, nogil=True)
+def recover(table, m, code):
+    """Put natural ``code`` in place of meld ``m``'s joker."""
+    table[m, I_JOKER] = 0
+    if table[m, I_KIND] == KIND_RUN:
+        table[m, I_JPOS] = 0
+    else:
+        table[m, I_START] |= 1 << (code // 13)
+        table[m, I_JPOS] = -1
+
+
+@njit(cache=True, nogil=True)
+def joker_stands_for(table, m):
+    """The card meld ``m``'s joker stands for, or -1."""
+    if not table[m, I_JOKER]:
+        return -1
+    if table[m, I_KIND] == KIND_RUN:
+        return code_at(table[m, I_KEY], table[m, I_JPOS])
+    return table[m, I_JPOS] * 13 + table[m, I_KEY] - 1
