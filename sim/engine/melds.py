@@ -59,6 +59,22 @@ def lowest(x):
 
 
 @njit(cache=True, nogil=True)
+def _bits(x):
+    """Set bits of a small non-negative int64."""
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True, nogil=True)
+def _low_bit(x):
+    """Index of the lowest set bit of a non-zero int64."""
+    return popcount(np.uint64((x & -x) - 1))
+
+
+@njit(cache=True, nogil=True)
 def count(lo, hi, code):
     """Copies of natural card ``code`` in the hand (0, 1 or 2)."""
     b = bit(code)
@@ -154,11 +170,21 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     n = 0
     top = 14 if ace_high else 13
     use_joker = jk > 0
+    shift = 1 if use_joker else 0
+    suit_ranks = np.zeros(4, dtype=np.int64)
     for suit in range(4):
         ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
+        suit_ranks[suit] = ranks
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
-        for start in range(1, top + 1):
+        if _bits(ranks) + shift < min_run:
+            continue
+        # A window starts on a card of the hand, or (joker) just before one.
+        starts = ranks | ((ranks >> 1) if use_joker else 0)
+        starts &= (1 << top) - 1
+        while starts:
+            start = _low_bit(starts) + 1
+            starts &= starts - 1
             missing = 0
             miss_pos = 0
             points = 0
@@ -182,16 +208,19 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
                 else:
                     m = window_mask(suit, start, end, miss_pos)
                     n = _push(n, c_mask, c_info, m, KIND_RUN, suit, start, end, miss_pos, points, size, 1)
-    for rank in range(1, 14):
+    r0, r1, r2, r3 = suit_ranks[0], suit_ranks[1], suit_ranks[2], suit_ranks[3]
+    three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
+    two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
+    ranks_with_set = two if use_joker else three
+    while ranks_with_set:
+        rank = _low_bit(ranks_with_set) + 1
+        ranks_with_set &= ranks_with_set - 1
         suits = 0
         for s in range(4):
-            if lo & bit(s * 13 + rank - 1):
+            if (suit_ranks[s] >> (rank - 1)) & 1:
                 suits |= 1 << s
-        n_suits = (suits & 1) + ((suits >> 1) & 1) + ((suits >> 2) & 1) + ((suits >> 3) & 1)
-        if n_suits < (2 if use_joker else 3):
-            continue
         value = rank_value(rank)
-        for sub in range(1, 16):
+        for sub in range(3, 16):
             if sub & ~suits:
                 continue
             k = 0
@@ -316,6 +345,50 @@ def _bound(lo, hi, jk, objective):
 
 @njit(cache=True, nogil=True)
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
+    """The best collection of disjoint candidates, exactly; see :func:`_search`.
+
+    A collection that must use card ``forced`` is searched from the melds
+    holding that card: each is laid first, then the rest of the hand is
+    searched freely. Few melds hold a given card, so this is far quicker
+    than searching everything and discarding what misses it.
+    """
+    if forced < 0:
+        return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, -1, card_limit, target, out, ws)
+    sub = ws[1][8]
+    best = -1
+    n_best = 0
+    for k in range(n):
+        joker = c_info[k, I_JOKER]
+        m = c_mask[k]
+        if forced == JOKER:
+            if not joker:
+                continue
+        elif not (m & bit(forced)):
+            continue
+        if joker > jk or (m & ~lo) != ZERO:
+            continue
+        size = c_info[k, I_SIZE]
+        if size > card_limit:
+            continue
+        value = c_info[k, I_POINTS] if objective == 0 else size
+        nlo, nhi = remove_mask(lo, hi, m)
+        natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
+        rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
+                               need_natural and not natural_run, -1, card_limit - size,
+                               max(target, best + 1) - value, sub, ws)
+        if rest >= 0 and rest + value > best and rest + value >= target:
+            best = rest + value
+            out[0] = k
+            for i in range(n_rest):
+                out[1 + i] = sub[i]
+            n_best = 1 + n_rest
+    if best < 0:
+        return -1, 0
+    return best, n_best
+
+
+@njit(cache=True, nogil=True)
+def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly.
 
     Parameters
@@ -498,7 +571,7 @@ def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call."""
     return (
         np.zeros((4, MAX_CANDIDATES), dtype=np.int64),
-        np.zeros((8, 64), dtype=np.int64),
+        np.zeros((9, 64), dtype=np.int64),
         np.zeros((2, 64), dtype=np.uint64),
     )
 

@@ -53,7 +53,6 @@ from sim.engine.table import (
     END_SET,
     accepts,
     add_to_meld,
-    fits_any,
     fits_end,
     joker_stands_for,
     recover,
@@ -89,8 +88,8 @@ MAX_ROUNDS = 200
 S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN = range(8)
 N_S = 8
 # Round scalars.
-G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST = range(12)
-N_G = 12
+G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER = range(14)
+N_G = 14
 
 # Event rows (12 int32 columns; column 0 the type, column 1 the round).
 EV_DEAL, EV_DRAW, EV_RESTOCK, EV_OPEN, EV_MELD, EV_ADD, EV_RECOVER, EV_DISCARD = 1, 2, 3, 4, 5, 6, 7, 8
@@ -205,6 +204,20 @@ def hand_value(lo, hi, jk, rules):
 
 
 @njit(cache=True, nogil=True)
+def _table_changed(g, table, rules):
+    """Refresh the cached set of cards the table takes (after every laying)."""
+    mask, joker = accepts(table, g[G_MELDS], rules.ace_high)
+    g[G_ACCEPT] = np.int64(mask)  # bits 0 .. 51 only: fits an int64
+    g[G_ACCEPT_JOKER] = 1 if joker else 0
+
+
+@njit(cache=True, nogil=True)
+def _table_accepts(g):
+    """``(mask of natural codes, joker fits)`` the table takes now."""
+    return np.uint64(g[G_ACCEPT]), g[G_ACCEPT_JOKER] == 1
+
+
+@njit(cache=True, nogil=True)
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
     if n_after == 0:
@@ -295,7 +308,7 @@ def enumerate_actions(
             n_act = _push_action(act, facts, n_act, ACT_MELD, k, 0, 0, 0, 0, size, c_info[k, I_POINTS], joker)
     if opened or rules.add_before_opening:
         # Additions: each card of the hand the table takes, each meld, each end.
-        taken_mask, joker_fits = accepts(table, n_melds, rules.ace_high)
+        taken_mask, joker_fits = _table_accepts(g)
         x = lo & taken_mask
         joker_next = jk > 0 and joker_fits
         while True:
@@ -474,6 +487,7 @@ def apply_action(
         seats[seat, S_JOKERS_LAID] += 1
     if seats[seat, S_FIRST_LAY] < 0:
         seats[seat, S_FIRST_LAY] = g[G_TURN]
+    _table_changed(g, table, rules)
     return laid_mask, laid_joker
 
 
@@ -534,6 +548,8 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
     g[G_ROUND] = rnd
     g[G_FIRST] = first
+    g[G_ACCEPT] = 0
+    g[G_ACCEPT_JOKER] = 0
     g[G_MELDS] = 0
     g[G_TURN] = 0
     g[G_RESTOCKS] = 0
@@ -752,8 +768,10 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     elif (lo & ~bit(top)) == ZERO and jk == 0:
         return False, False, -1
     can_add = opened or rules.add_before_opening
-    fits_table = can_add and fits_any(table, g[G_MELDS], top, rules.ace_high)
-    if rules.last_card_no_discard_take and n_hand == 1 and fits_any(table, g[G_MELDS], top, rules.ace_high):
+    table_mask, joker_fits = _table_accepts(g)
+    on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
+    fits_table = can_add and on_table
+    if rules.last_card_no_discard_take and n_hand == 1 and on_table:
         return False, False, -1
     if top == JOKER:
         tlo, thi, tjk = lo, hi, jk + 1
@@ -798,7 +816,7 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
             in_meld |= c_mask[k]
     n_melds = g[G_MELDS]
     can_add = opened or rules.add_before_opening
-    table_mask, joker_fits = accepts(table, n_melds, rules.ace_high)
+    table_mask, joker_fits = _table_accepts(g)
     for forbid_playable in (True, False):
         n = 0
         x = lo
