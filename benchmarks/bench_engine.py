@@ -4,11 +4,13 @@ Run: python benchmarks/bench_engine.py [--games N] [--quick]
 
 Prints, after compilation (a warm-up run is not timed):
 - rounds/s and games/s for 2 and 4 players, `greedy` and `random`, under
-  rami51, on one worker and on every core, with the scaling efficiency;
+  rami51, and for 4 greedy players of basic rummy, on one worker and on
+  every core, with the scaling efficiency;
 - the median and 99th percentile of the compiled best_opening on random
   14-card hands of the 108-card deck.
-Targets (RULES: issue tracker): >= 20,000 rounds/s per core for 4 greedy
-players, scaling within 15% of linear, best_opening median < 5 us.
+Targets: >= 20,000 rami51 rounds/s per core for 4 greedy players, scaling
+within 15% of linear, best_opening median < 5 us; >= 50,000 basic rummy
+rounds/s per core for 4 greedy players.
 """
 
 from __future__ import annotations
@@ -54,16 +56,19 @@ def main() -> None:
     cores = os.cpu_count() or 1
     print(f"cores: {cores}")
     sim.simulate("rami51", ["greedy", "random"], n_games=2, seed=0)  # compile (cached after)
-    print(f"{'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
-    for players in (2, 4):
-        for name in ("greedy", "random"):
-            n = games if name == "greedy" else max(20, games // 20)
-            one, one_g, rounds = rate("rami51", [name] * players, n, 1)
-            print(f"{players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
-            if cores > 1:
-                many, many_g, rounds = rate("rami51", [name] * players, n * cores, cores)
-                print(f"{players:>7} {name:>8} {cores:>7} {many:>10.0f} {many_g:>9.1f} {rounds:>7} "
-                      f"{many / (one * cores):>8.0%}")
+    print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
+    cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
+    cases.append(("basic", 4, "greedy"))
+    for ruleset, players, name in cases:
+        n = games if name == "greedy" else max(20, games // 20)
+        if ruleset == "basic":
+            n *= 3
+        one, one_g, rounds = rate(ruleset, [name] * players, n, 1)
+        print(f"{ruleset:>7} {players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
+        if cores > 1:
+            many, many_g, rounds = rate(ruleset, [name] * players, n * cores, cores)
+            print(f"{ruleset:>7} {players:>7} {name:>8} {cores:>7} {many:>10.0f} {many_g:>9.1f} {rounds:>7} "
+                  f"{many / (one * cores):>8.0%}")
     median, p99 = best_opening_latency()
     print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
 

@@ -39,7 +39,7 @@ RESULT_COLUMNS: dict[str, str] = {
     "points": "points scored this round (penalty; in basic rummy the winner's gain)",
     "went_out": "the player went out (won the round)",
     "rami_sec": "the player went out with a rami sec (basic rummy: a rami)",
-    "blocked": "why the round stopped without a winner: none, stock or turn_cap",
+    "blocked": "why the round stopped without a winner: none, stock, turn_cap, or cycle (deterministic players back at a position seen at an earlier turning of the pile)",
     "turns": "turns begun in the round, all seats together",
     "seat_turns": "turns the player began in the round",
     "discard_takes": "cards the player took from the discard in the round",
@@ -62,7 +62,7 @@ _KERNEL_COLUMNS = {
     "truncated": E.R_TRUNCATED,
 }
 _BOOL_COLUMNS = ("opened", "went_out", "rami_sec", "won", "truncated")
-_BLOCKED_NAMES = ["none", "stock", "turn_cap"]
+_BLOCKED_NAMES = ["none", "stock", "turn_cap", "cycle"]
 
 
 def resolve(
@@ -208,6 +208,38 @@ def game_summary(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def scripted_deal(ruleset: Ruleset, hands: Sequence[str], pile: str, stock: str = "", seed: int = 0) -> np.ndarray:
+    """The deck order that deals ``hands`` (seat 0 first), ``pile`` and then ``stock``.
+
+    ``stock`` lists the stock's top cards, top first; the cards of the deck
+    not named anywhere go under them, shuffled by ``seed``. Raises
+    ``ValueError`` when the cards do not fit the deck or the hands the deal.
+    """
+    from collections import Counter
+
+    from sim import cards as cardlib
+
+    if len(hands) != ruleset.players:
+        raise ValueError(f"{len(hands)} hands for {ruleset.players} players")
+    dealt = [cardlib.parse(h) for h in hands]
+    for seat, hand in enumerate(dealt):
+        expected = ruleset.hand_size(0) + (1 if seat == 0 and ruleset.first_player_extra_card else 0)
+        if len(hand) != expected:
+            raise ValueError(f"seat {seat} holds {len(hand)} cards; the deal gives {expected}")
+    top = cardlib.parse(pile)
+    if len(top) != 1:
+        raise ValueError(f"the pile starts with exactly one card, got {pile!r}")
+    named = [c for hand in dealt for c in hand] + top + cardlib.parse(stock)
+    left = Counter(cardlib.deck(ruleset.decks, ruleset.n_jokers))
+    left.subtract(Counter(named))
+    extra = [c for c, n in left.items() if n < 0]
+    if extra:
+        raise ValueError(f"more copies than the deck holds of: {cardlib.format(extra)}")
+    rest = np.array([int(c) for c, n in sorted(left.items()) for _ in range(n)], dtype=np.int64)
+    np.random.default_rng(seed).shuffle(rest)
+    return np.array([int(c) for c in named] + list(rest), dtype=np.int64)
+
+
 def play_traced(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
@@ -215,10 +247,14 @@ def play_traced(
     game: int = 0,
     max_rounds: int = E.MAX_ROUNDS,
     max_events: int = 2_000_000,
+    deal: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
 
     The game is the very one :func:`simulate` plays under the same seed.
+    ``deal`` scripts the first round instead: ``{"hands": [...], "pile": "9♠",
+    "stock": "6♥ ..."}`` in card notation (seat 0 plays first; see
+    :func:`scripted_deal`).
     """
     r, chosen = resolve(ruleset, strategies)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
@@ -226,7 +262,10 @@ def play_traced(
     kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     ev = np.zeros((max_events, E.N_EV), dtype=np.int32)
-    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev)
+    order = np.zeros(0, dtype=np.int64)
+    if deal is not None:
+        order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed)
+    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
     head = {
@@ -235,5 +274,6 @@ def play_traced(
         "ruleset": r.to_dict(),
         "strategies": [s.name for s in chosen],
         "max_rounds": max_rounds,
+        "deterministic": bool(E._deterministic(kr, kinds, params)),
     }
     return [head, *events_to_dicts(ev[:n_ev], r.players)]

@@ -14,7 +14,7 @@ from sim.engine.melds import code_at as _code_at
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}
-_BLOCKED = {1: "stock", 2: "turn_cap"}
+_BLOCKED = {1: "stock", 2: "turn_cap", 3: "cycle"}
 
 
 def meld_cards(kind: int, key: int, start: int, end: int, jpos: int, joker: int) -> tuple[str, str | None]:

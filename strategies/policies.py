@@ -40,6 +40,12 @@ F_CARDS, F_POINTS, F_JOKERS = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
+def policy_is_deterministic(kind, params):
+    """Whether the policy's choices depend on the position alone (no random stream)."""
+    return kind != KIND_RANDOM
+
+
+@njit(cache=True, nogil=True)
 def choose_take(kind, params, rng, seat, card, useful):
     """Whether to take the discard top ``card`` (already known to be legal).
 

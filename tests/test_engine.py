@@ -232,7 +232,7 @@ def _position(ruleset, seating, game, turns):
     ev = np.zeros((4000, E.N_EV), dtype=np.int32)
     policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
     deck_rng = np.zeros(1, dtype=np.uint64)
-    E.start_round(kr, game, np.uint64(5), 0, buffers, g, ev, policy_rng, deck_rng)
+    E.start_round(kr, game, np.uint64(5), 0, buffers, g, ev, policy_rng, deck_rng, np.zeros(0, dtype=np.int64))
     for _ in range(turns):
         if E.step_turn(kr, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng) != E.TURN_NEXT:
             return None

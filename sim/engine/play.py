@@ -46,7 +46,7 @@ from sim.engine.melds import (
     search,
     workspace,
 )
-from sim.engine.rng import derive_seed, shuffle
+from sim.engine.rng import derive_seed, mix64, shuffle
 from sim.engine.table import (
     END_HIGH,
     END_LOW,
@@ -76,6 +76,7 @@ from strategies.policies import (
     choose_action,
     choose_discard,
     choose_take,
+    policy_is_deterministic,
 )
 
 MAX_SEATS = 6
@@ -88,16 +89,17 @@ MAX_ROUNDS = 200
 S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN = range(8)
 N_S = 8
 # Round scalars.
-G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER = range(14)
-N_G = 14
+G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER, G_DETERMINISTIC, G_NFLIPS = range(16)
+N_G = 16
 
 # Event rows (12 int32 columns; column 0 the type, column 1 the round).
 EV_DEAL, EV_DRAW, EV_RESTOCK, EV_OPEN, EV_MELD, EV_ADD, EV_RECOVER, EV_DISCARD = 1, 2, 3, 4, 5, 6, 7, 8
 EV_CARD, EV_OUT, EV_BLOCKED, EV_ROUND_END, EV_SEAT, EV_GAME_END = 9, 10, 11, 12, 13, 14
 N_EV = 12
 WHERE_STOCK, WHERE_PILE = 10, 11
-BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP = 0, 1, 2
-TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP = 0, 1, 2, 3
+BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP, BLOCK_CYCLE = 0, 1, 2, 3
+TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE = 0, 1, 2, 3, 4
+MAX_FLIPS = 64
 
 # Result columns, one row per game, round and seat (documented in sim.api).
 R_GAME, R_ROUND, R_SEAT, R_FIRST, R_OPENED, R_OPEN_TURN, R_OPEN_POINTS = 0, 1, 2, 3, 4, 5, 6
@@ -530,26 +532,59 @@ def _flip(g, ev, stock, pile):
 
 
 @njit(cache=True, nogil=True)
-def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng):
-    """Shuffle with the round's stream and deal: hands, the first discard, the stock."""
+def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
+    """A fingerprint of everything a deterministic player's future depends on.
+
+    Hands, stock order, pile, table melds, who has opened, and the seat to
+    move; not the statistics counters. Equal fingerprints at two turnings
+    of the pile mean a round of deterministic players repeats forever.
+    """
+    h = np.uint64(g[G_TURN] % rules.players) + np.uint64(1)
+    for s in range(rules.players):
+        h = mix64(h ^ h_lo[s])
+        h = mix64(h ^ h_hi[s])
+        h = mix64(h ^ np.uint64(h_jk[s] * 2 + seats[s, S_OPENED]))
+    for i in range(g[G_STOCK]):
+        h = mix64(h ^ np.uint64(stock[i] + 64 * i))
+    for i in range(g[G_PILE]):
+        h = mix64(h ^ np.uint64(pile[i] + 64 * i + 100000))
+    for m in range(g[G_MELDS]):
+        for col in range(N_INFO):
+            h = mix64(h ^ np.uint64(table[m, col] + 1000 * col + 7))
+    return h
+
+
+@njit(cache=True, nogil=True)
+def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order):
+    """Shuffle with the round's stream and deal: hands, the first discard, the stock.
+
+    ``order``, when not empty, is the deck to deal instead (a scripted deal):
+    the first player's cards first, then each seat in turn order, the first
+    discard, then the stock from its top down.
+    """
     n_players = rules.players
-    # The deck, shuffled by the round's own stream.
     n_cards = 52 * rules.decks + rules.jokers
     deck = np.empty(n_cards, dtype=np.int64)
-    i = 0
-    for code in range(52):
-        for _ in range(rules.decks):
-            deck[i] = code
+    if order.shape[0] > 0:
+        for i in range(n_cards):
+            deck[i] = order[i]
+    else:
+        # The deck, shuffled by the round's own stream.
+        i = 0
+        for code in range(52):
+            for _ in range(rules.decks):
+                deck[i] = code
+                i += 1
+        for _ in range(rules.jokers):
+            deck[i] = JOKER
             i += 1
-    for _ in range(rules.jokers):
-        deck[i] = JOKER
-        i += 1
-    shuffle(deck, n_cards, deck_rng, 0)
+        shuffle(deck, n_cards, deck_rng, 0)
 
     g[G_ROUND] = rnd
     g[G_FIRST] = first
     g[G_ACCEPT] = 0
     g[G_ACCEPT_JOKER] = 0
+    g[G_NFLIPS] = 0
     g[G_MELDS] = 0
     g[G_TURN] = 0
     g[G_RESTOCKS] = 0
@@ -581,7 +616,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
     n_stock = n_cards - i
     # The stock's top is its last slot: the next card of the deck.
     for j in range(n_stock):
-        stock[j] = deck[n_cards - 1 - j]
+        stock[n_stock - 1 - j] = deck[i + j]
     g[G_STOCK] = n_stock
     if g[G_TRACE]:
         _event(ev, g, EV_DEAL, rnd, first, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -594,13 +629,15 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 @njit(cache=True, nogil=True)
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
 ):
     """Play the turn of the seat to move: draw, lay, discard.
 
     Returns ``TURN_NEXT`` (the next seat moves), ``TURN_OUT`` (the seat went
     out: ``g[G_TURN]`` stays on its turn), ``TURN_BLOCKED`` (the stock could
-    not be rebuilt) or ``TURN_CAP`` (the round reached ``turn_cap``).
+    not be rebuilt), ``TURN_CAP`` (the round reached ``turn_cap``) or
+    ``TURN_CYCLE`` (deterministic players came back to a position they had
+    at an earlier turning of the pile: the round would never end).
     """
     c_mask, c_info, s_mask, s_info = bufs
     turn = g[G_TURN]
@@ -640,6 +677,16 @@ def play_turn(
                 if g[G_PILE] == 0:
                     return TURN_BLOCKED
                 _flip(g, ev, stock, pile)
+                if g[G_DETERMINISTIC]:
+                    # Deterministic players back at a position seen at an
+                    # earlier turning would replay it forever.
+                    h = position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile)
+                    for i in range(min(g[G_NFLIPS], MAX_FLIPS)):
+                        if flips[i] == h:
+                            return TURN_CYCLE
+                    if g[G_NFLIPS] < MAX_FLIPS:
+                        flips[g[G_NFLIPS]] = h
+                    g[G_NFLIPS] += 1
             g[G_STOCK] -= 1
             code = stock[g[G_STOCK]]
             drawn = code
@@ -709,20 +756,20 @@ def play_turn(
 @njit(cache=True, nogil=True)
 def play_round(
     rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, order, flips,
 ):
     """Play one round; returns ``(winner, blocked, rami_sec)``.
 
     ``winner`` is -1 when the round is blocked (``blocked`` says why).
     """
     n_players = rules.players
-    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng)
+    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order)
     winner = -1
     blocked = BLOCK_NONE
     while True:
         status = play_turn(
             rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
         )
         if status == TURN_NEXT:
             continue
@@ -730,6 +777,8 @@ def play_round(
             winner = (first + g[G_TURN]) % n_players
         elif status == TURN_BLOCKED:
             blocked = BLOCK_STOCK
+        elif status == TURN_CYCLE:
+            blocked = BLOCK_CYCLE
         else:
             blocked = BLOCK_TURN_CAP
         break
@@ -865,7 +914,17 @@ def make_buffers():
         np.zeros((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
         np.zeros((2, 64), dtype=np.int64),  # open_sel
         np.zeros(2, dtype=np.int64),  # open_n
+        np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings
     )
+
+
+@njit(cache=True, nogil=True)
+def _deterministic(rules, kinds, params):
+    """1 when every seat decides without randomness (so positions can cycle)."""
+    for s in range(rules.players):
+        if not policy_is_deterministic(kinds[s], params[s]):
+            return 0
+    return 1
 
 
 @njit(cache=True, nogil=True)
@@ -878,23 +937,25 @@ def _seed_round(seed, game, rnd, policy_rng, deck_rng):
 
 
 @njit(cache=True, nogil=True)
-def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws):
+def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order):
     """Play game ``game`` of the simulation seeded ``seed``.
 
     Writes one row per round and seat into ``res`` from row ``n_res``;
     returns the new row count, or -1 when ``res`` has no room left for
     ``max_rounds`` rounds (the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
-    :func:`sim.engine.melds.workspace`) are scratch space.
+    :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
+    not empty, scripts the first round's deal (see :func:`deal_round`).
     """
     n_players = rules.players
     if n_res + max_rounds * n_players > res.shape[0]:
         return -1
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
     bufs = (c_mask, c_info, s_mask, s_info)
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
+    g[G_DETERMINISTIC] = _deterministic(rules, kinds, params)
     totals = np.zeros(MAX_SEATS, dtype=np.int64)
     start_row = n_res
     rnd = 0
@@ -909,6 +970,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
         winner, blocked, rami_sec = play_round(
             rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
             kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+            order if rnd == 0 else order[:0], flips,
         )
         points = _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats)
         for s in range(n_players):
@@ -1040,9 +1102,10 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res)
     g = np.zeros(N_G, dtype=np.int64)
     buffers = make_buffers()
     ws = workspace()
+    order = np.zeros(0, dtype=np.int64)
     n_res = 0
     for i in range(n_games):
-        rows = play_game(rules, first_game + i, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws)
+        rows = play_game(rules, first_game + i, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -1050,36 +1113,40 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res)
 
 
 @njit(cache=True, nogil=True)
-def trace_game(rules, game, seed, kinds, params, max_rounds, ev):
-    """Play one game recording every event into ``ev``; returns ``(events, overflow)``."""
+def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order):
+    """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
+
+    ``order`` scripts the first round's deal; empty for a shuffled one.
+    """
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
     res = np.zeros((max_rounds * rules.players, N_R), dtype=np.int64)
-    play_game(rules, game, seed, kinds, params, max_rounds, res, 0, ev, g, make_buffers(), workspace())
+    play_game(rules, game, seed, kinds, params, max_rounds, res, 0, ev, g, make_buffers(), workspace(), order)
     return g[G_NEV], g[G_OVERFLOW]
 
 
 @njit(cache=True, nogil=True)
-def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng):
+def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, order):
     """Seed the streams of ``(seed, game)`` and deal round ``rnd``, as :func:`play_game` does.
 
     Leaves the very position :func:`play_game` starts that round from, to
     study turn by turn with :func:`step_turn` (tests of the information rule,
-    advice).
+    advice). ``order`` scripts the deal (see :func:`deal_round`); empty: shuffled.
     """
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
     _seed_round(seed, game, rnd, policy_rng, deck_rng)
-    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng)
+    g[G_DETERMINISTIC] = 0  # studied positions are edited by hand: no cycle claims
+    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order)
 
 
 @njit(cache=True, nogil=True)
 def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
     """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
     bufs = (c_mask, c_info, s_mask, s_info)
     return play_turn(
         rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
+        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
     )

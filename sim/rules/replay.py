@@ -257,6 +257,8 @@ class _Round:
     opened: list[bool] = field(default_factory=list)
     opened_turn: list[int | None] = field(default_factory=list)
     first_lay_turn: list[int | None] = field(default_factory=list)
+    positions_at_turnings: list = field(default_factory=list)  # see _Replay.position
+    last_turning: tuple | None = None
 
     def __post_init__(self) -> None:
         self.seat = self.first
@@ -358,6 +360,7 @@ class _Replay:
         if strategies is not None and len(strategies) != players:
             _fail(f"{len(strategies)} strategies for {players} players")
         self.max_rounds = event.get("max_rounds", ROUND_CAP)
+        self.deterministic = bool(event.get("deterministic", False))
         if not isinstance(self.max_rounds, int) or self.max_rounds < 1:
             _fail(f"max_rounds = {self.max_rounds!r} must be a whole number of at least 1")
         self.totals = [0] * self.r.players
@@ -584,6 +587,22 @@ class _Replay:
             )
         rnd.stock, rnd.pile = stock, pile
         rnd.turned = True
+        rnd.last_turning = self.position()
+        rnd.positions_at_turnings.append(rnd.last_turning)
+
+    def position(self) -> tuple:
+        """Everything a deterministic player's future depends on, to spot a cycle.
+
+        The seat to move, every hand, the stock in order, the pile, the table
+        melds and who has opened.
+        """
+        rnd = self.round
+        hands = tuple(tuple(sorted(hand.elements())) for hand in rnd.hands)
+        melds = tuple(
+            (m.kind, m.suit, m.low, m.high, m.joker_at, m.rank, tuple(sorted(m.suits)), m.joker)
+            for _, m in sorted(rnd.melds.items())
+        )
+        return (rnd.seat, hands, tuple(rnd.stock), tuple(rnd.pile), melds, tuple(rnd.opened))
 
     def on_blocked(self, event: dict) -> None:
         self.round_event(event, seat_needed=False)
@@ -599,8 +618,19 @@ class _Replay:
         elif reason == "turn_cap":
             if rnd.turns_done < r.turn_cap:
                 _fail(f"blocked by the turn cap after {rnd.turns_done} turns, the cap is {r.turn_cap}")
+        elif reason == "cycle":
+            # Claimed right after a turning of the pile: the position must be
+            # one the round already had at an earlier turning, and every
+            # seat must play deterministically, so the round would repeat.
+            if not self.deterministic:
+                _fail("a cycle is claimed, but a seat plays at random: positions need not repeat")
+            position = rnd.last_turning
+            if position is None or position != self.position():
+                _fail("a cycle is claimed only right after the pile is turned over")
+            if rnd.positions_at_turnings.count(position) < 2:
+                _fail("a cycle is claimed, but this position was not seen at an earlier turning of the pile")
         else:
-            _fail(f"reason must be 'stock' or 'turn_cap', got {reason!r}")
+            _fail(f"reason must be 'stock', 'turn_cap' or 'cycle', got {reason!r}")
         rnd.blocked = True
         rnd.stage = "ended"
 
