@@ -49,6 +49,7 @@ RESULT_COLUMNS: dict[str, str] = {
     "won": "the player has the game's best total (shared ties all count)",
     "truncated": "the game hit the engine's round cap before ending",
     "strategy": "name of the strategy playing this seat",
+    "strategy_index": "position of that strategy in the list given to simulate (with rotate, it moves seat)",
     "rules_version": "version of the rules behaviour that produced the row",
 }
 
@@ -88,7 +89,7 @@ def _check_count(name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
-def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int) -> np.ndarray:
+def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int, rotate: bool) -> np.ndarray:
     """Rows of games ``start .. start + count - 1``; grows its buffer as needed."""
     chunks = []
     done = 0
@@ -96,11 +97,12 @@ def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds:
     while done < count:
         capacity = max((count - done) * rows_per_game, max_rounds * kr.players)
         res = np.zeros((capacity, E.N_R), dtype=np.int64)
-        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res)
+        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
+                                   rotate)
         if games == 0:
             # Not even one game fits: make room for the longest possible game.
             res = np.zeros((max_rounds * kr.players, E.N_R), dtype=np.int64)
-            games, rows = E.play_games(kr, np.uint64(seed), start + done, 1, kinds, params, max_rounds, res)
+            games, rows = E.play_games(kr, np.uint64(seed), start + done, 1, kinds, params, max_rounds, res, rotate)
         chunks.append(res[:rows])
         done += games
     return np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
@@ -115,6 +117,7 @@ def simulate(
     batch_size: int | None = None,
     max_rounds: int = E.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
+    rotate: bool = False,
 ) -> pl.DataFrame:
     """Play ``n_games`` games and return one row per game, round and seat.
 
@@ -137,6 +140,10 @@ def simulate(
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
         Called with the number of games finished after each batch.
+    rotate : bool
+        Move the strategies one seat on from game to game (strategy ``j``
+        plays seat ``(j + game) mod players``), so that seat order favours
+        no strategy in a comparison.
 
     Returns
     -------
@@ -157,7 +164,8 @@ def simulate(
     starts = list(range(0, n_games, batch_size))
 
     def job(start: int) -> np.ndarray:
-        return _run_batch(kr, int(seed), start, min(batch_size, n_games - start), kinds, params, max_rounds)
+        return _run_batch(kr, int(seed), start, min(batch_size, n_games - start), kinds, params, max_rounds,
+                          bool(rotate))
 
     results: list[np.ndarray] = []
     if workers == 1:
@@ -172,10 +180,10 @@ def simulate(
                 results.append(rows)
                 if progress:
                     progress(min(batch_size, n_games - start))
-    return _frame(np.concatenate(results), chosen)
+    return _frame(np.concatenate(results), chosen, bool(rotate))
 
 
-def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy]) -> pl.DataFrame:
+def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool) -> pl.DataFrame:
     data: dict[str, Any] = {}
     for name, col in _KERNEL_COLUMNS.items():
         values = rows[:, col]
@@ -186,7 +194,11 @@ def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy]) -> pl.DataFram
         else:
             data[name] = values.astype(np.int32)
     names = np.array([s.name for s in chosen])
-    data["strategy"] = pl.Series("strategy", names[rows[:, E.R_SEAT]], dtype=pl.Categorical)
+    index = rows[:, E.R_SEAT]
+    if rotate:
+        index = (index - rows[:, E.R_GAME]) % len(chosen)
+    data["strategy_index"] = index.astype(np.int16)
+    data["strategy"] = pl.Series("strategy", names[index], dtype=pl.Categorical)
     data["rules_version"] = np.full(len(rows), RULES_VERSION, dtype=np.int16)
     return pl.DataFrame(data).select(list(RESULT_COLUMNS))
 
@@ -248,6 +260,7 @@ def play_traced(
     max_rounds: int = E.MAX_ROUNDS,
     max_events: int = 2_000_000,
     deal: dict[str, Any] | None = None,
+    rotate: bool = False,
 ) -> list[dict[str, Any]]:
     """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
 
@@ -265,14 +278,14 @@ def play_traced(
     order = np.zeros(0, dtype=np.int64)
     if deal is not None:
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed)
-    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order)
+    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, bool(rotate))
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
     head = {
         "type": "game_start",
         "players": r.players,
         "ruleset": r.to_dict(),
-        "strategies": [s.name for s in chosen],
+        "strategies": [chosen[(seat - game) % len(chosen) if rotate else seat].name for seat in range(len(chosen))],
         "max_rounds": max_rounds,
         "deterministic": bool(E._deterministic(kr, kinds, params)),
     }

@@ -11,6 +11,7 @@ from sim.cards import format as format_cards
 from sim.engine import play as E
 from sim.engine.melds import KIND_RUN
 from sim.engine.melds import code_at as _code_at
+from strategies.policies import OPEN_ALL
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}
@@ -86,7 +87,7 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
                 text, stands = meld_cards(*(int(v) for v in m[4:10]))
                 melds.append({"id": int(m[3]), "cards": text, "stands_for": stands})
             out.append({"type": "open", "round": rnd, "seat": int(r[2]), "melds": melds,
-                        "points": int(r[3]), "lay_all": bool(r[4])})
+                        "points": int(r[3]), "lay_all": int(r[4]) == OPEN_ALL})
             i += 1 + int(r[5])
             continue
         elif t == E.EV_MELD:

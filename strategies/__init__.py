@@ -1,61 +1,126 @@
-"""Strategies: named compiled policies with their parameter vectors.
+"""Strategies: named points of one parameterised heuristic family.
 
-A strategy is a policy *kind* (see :mod:`strategies.policies`) and a vector
-of numeric parameters; seats at one table may each play a different one.
+A strategy is a policy *kind* (:mod:`strategies.policies`) and a vector of
+named parameters. Seats at one table may each play a different strategy, and
+an experiment changes one habit by name while keeping everything else equal::
 
-==========  ==============================================================
-name        what it does
-==========  ==============================================================
-``random``  uniform among the legal choices at every decision
-``greedy``  takes a discard that fits a meld, opens as soon as it can with
-            its richest opening, lays and adds everything it can, recovers
-            jokers, discards its highest-penalty card that fits nothing
-==========  ==============================================================
+    import strategies
+    waiting = strategies.get("greedy").with_params(open_extra=20)
+    sim.simulate("rami51", [waiting, "greedy", "greedy", "greedy"], n_games=10_000)
+
+or, by a name string, ``"greedy:open_extra=20,jokers=2"``.
+
+==============  =============================================================
+name            what it does
+==============  =============================================================
+``random``      chooses uniformly among the legal choices at every decision
+``greedy``      takes a discard that fits a meld, opens as soon as it can with
+                its richest opening, lays and adds everything it can, recovers
+                jokers, discards its highest-penalty card that fits nothing
+``cautious``    waits for a comfortable opening (15 points above the
+                threshold), keeps its jokers for the opening, holds back cards
+                of its own near-melds, and never feeds the next player
+``expert``      plays like greedy but discards with judgement: keeps cards
+                close to melds, weighted by how many of the missing cards are
+                still unseen, and avoids what the next player can use
+==============  =============================================================
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies.policies import KIND_GREEDY, KIND_RANDOM, N_PARAMS
+from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, PARAMETERS
 
-__all__ = ["STRATEGIES", "Strategy", "get", "parameter_arrays"]
+__all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "get", "parameter_arrays"]
+
+_GREEDY = {
+    "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,
+    "near_weight": 0, "feed_weight": 0, "take_near": 0, "add": 1, "recover": 1, "may_i": 1,
+}
 
 
 @dataclass(frozen=True)
 class Strategy:
-    """A named policy and its parameters."""
+    """A named policy kind and its parameters (names of :data:`PARAMETERS`)."""
 
     name: str
     kind: int
-    params: tuple[float, ...] = (0.0,) * N_PARAMS
+    params: dict[str, float] = field(default_factory=dict)
     description: str = ""
+
+    def with_params(self, **changes: float) -> "Strategy":
+        """The same strategy with some parameters changed, named after the change."""
+        for key, value in changes.items():
+            _check_param(key, value)
+        if self.kind == KIND_RANDOM:
+            raise ValueError("the random strategy has no parameters to change")
+        label = ",".join(f"{k}={v:g}" for k, v in changes.items())
+        return Strategy(f"{self.name}:{label}", self.kind, {**self.params, **changes}, self.description)
+
+    def vector(self) -> np.ndarray:
+        """The parameter vector the kernels read."""
+        out = np.zeros(N_PARAMS, dtype=np.float64)
+        for key, value in self.params.items():
+            out[PARAMETERS[key][0]] = value
+        return out
+
+
+def _check_param(key: str, value: float) -> None:
+    if key not in PARAMETERS:
+        raise ValueError(f"unknown strategy parameter {key!r}; the parameters are: {', '.join(PARAMETERS)}")
+    _, low, high, meaning = PARAMETERS[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not low <= value <= high:
+        raise ValueError(f"strategy parameter {key} = {value!r} must be a number from {low} to {high} ({meaning})")
 
 
 STRATEGIES: dict[str, Strategy] = {
-    "random": Strategy("random", KIND_RANDOM, description="uniform among the legal choices at every decision"),
+    "random": Strategy("random", KIND_RANDOM, {}, "uniform among the legal choices at every decision"),
     "greedy": Strategy(
-        "greedy",
-        KIND_GREEDY,
-        description=(
-            "takes a discard that fits a meld, opens as soon as it can, lays and adds "
-            "everything it can, recovers jokers, discards its highest-penalty card that fits nothing"
-        ),
+        "greedy", KIND_HEURISTIC, dict(_GREEDY),
+        "takes a discard that fits a meld, opens as soon as it can, lays and adds everything it can, "
+        "recovers jokers, discards its highest-penalty card that fits nothing",
+    ),
+    "cautious": Strategy(
+        "cautious", KIND_HEURISTIC,
+        {**_GREEDY, "open_extra": 15, "jokers": 1, "add": 0, "discard": 2, "near_weight": 2.0, "feed_weight": 8.0},
+        "waits for a comfortable opening, keeps jokers for it, holds back cards of its near-melds, "
+        "never feeds the next player",
+    ),
+    "expert": Strategy(
+        "expert", KIND_HEURISTIC,
+        {**_GREEDY, "discard": 2, "near_weight": 2.5, "feed_weight": 3.0, "take_near": 1, "may_i": 2},
+        "plays like greedy but keeps cards close to melds (weighted by unseen copies) "
+        "and avoids discarding what the next player can use",
     ),
 }
 
 
 def get(strategy: "str | Strategy") -> Strategy:
-    """A strategy by name (or the strategy itself)."""
+    """A strategy by name, ``"name:param=value,..."``, or the strategy itself."""
     if isinstance(strategy, Strategy):
         return strategy
-    if strategy not in STRATEGIES:
-        raise ValueError(
-            f"unknown strategy {strategy!r}; the strategies are: {', '.join(STRATEGIES)}"
-        )
-    return STRATEGIES[strategy]
+    if not isinstance(strategy, str):
+        raise TypeError(f"a strategy is a name or a Strategy, got {type(strategy).__name__}")
+    name, _, changes = strategy.partition(":")
+    if name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; the strategies are: {', '.join(STRATEGIES)}")
+    base = STRATEGIES[name]
+    if not changes:
+        return base
+    values: dict[str, float] = {}
+    for item in changes.split(","):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"bad strategy parameter {item!r} in {strategy!r}: expected name=value")
+        try:
+            values[key.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"strategy parameter {key.strip()} = {value!r} is not a number") from None
+    return base.with_params(**values)
 
 
 def parameter_arrays(strategies: list[Strategy], seats: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,5 +129,5 @@ def parameter_arrays(strategies: list[Strategy], seats: int) -> tuple[np.ndarray
     params = np.zeros((seats, N_PARAMS), dtype=np.float64)
     for i, s in enumerate(strategies):
         kinds[i] = s.kind
-        params[i, : len(s.params)] = s.params
+        params[i] = s.vector()
     return kinds, params

@@ -1,23 +1,47 @@
 """Compiled policies: how a seat decides, from what its player may see.
 
-A policy is chosen per seat by a *kind* code and a parameter vector
-(``params[seat]``). The engine asks three kinds of question, each answered
-from the observation it passes (the player's own hand, the table, the pile's
-top, public counts), never from other hands or the stock:
+A seat plays a policy *kind* with a parameter vector (``params[seat]``). The
+engine asks four questions, each answered from the observation it passes:
+the player's own hand, the public counts ``pub`` (cards on the table, in the
+pile, taken from the pile by each seat, who has opened), every seat's hand
+size, and facts it computed about the legal choices. Never another hand or
+the stock.
 
-* :func:`choose_take`: take the discard's top card instead of drawing?
+* :func:`choose_take`: take the pile's top card instead of drawing?
 * :func:`choose_action`: which legal laying action next (or stop)?
 * :func:`choose_discard`: which legal card to throw?
+* :func:`choose_may_i`: say "Puis-je ?" for the pile's top card (contrat)?
 
-Kinds:
+Kinds: ``KIND_RANDOM`` chooses uniformly among the legal choices;
+``KIND_HEURISTIC`` is the parameterised family below, whose named presets
+live in :mod:`strategies`.
 
-``KIND_RANDOM``
-    Uniform among the legal choices at every question.
-``KIND_GREEDY``
-    Takes the discard when it fits a meld; opens as soon as it can (the
-    opening worth most), then lays every meld it can (largest first), adds
-    every card it can, recovers jokers; discards its highest-penalty card that
-    fits nothing.
+The heuristic family's parameters (``params[P_*]``)
+---------------------------------------------------
+
+=================  =====  ====================================================
+parameter          range  meaning
+=================  =====  ====================================================
+``P_JOKERS``       0-2    0: lay jokers as soon as they help; 1: use them in
+                          the opening, afterwards only to go out; 2: keep them
+                          for going out in one turn (rami sec)
+``P_OPEN_EXTRA``   >= 0   open only with at least threshold + this many points
+``P_OPEN_CARDS``   >= 0   open only when laying at least this many cards
+``P_OPEN_ALL``     0-1    1: open only when the whole hand goes down
+``P_DISCARD``      0-2    0: highest penalty among the cards that fit nothing;
+                          1: keep cards close to melds, weighted by how many
+                          copies of the missing cards are unseen; 2: as 1, and
+                          avoid feeding the next player
+``P_NEAR_WEIGHT``  >= 0   points a near-meld is worth per unseen missing copy
+``P_FEED_WEIGHT``  >= 0   points of penalty for a card the next player may use
+``P_TAKE_NEAR``    0-1    take the pile's top also when it only builds a
+                          near-meld (where the rules let a taken card be kept)
+``P_ADD``          0-1    1: add cards to table melds eagerly; 0: hold back
+                          cards that sit in a meld or near-meld of the hand
+``P_RECOVER``      0-1    1: recover jokers whenever possible; 0: only to go out
+``P_MAY_I``        0-2    "Puis-je ?": 0 never; 1 when the card completes a
+                          meld; 2 also when it builds a near-meld
+=================  =====  ====================================================
 """
 
 from __future__ import annotations
@@ -25,18 +49,60 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
 from sim.engine.rng import below
 
 KIND_RANDOM = 0
-KIND_GREEDY = 1
-N_PARAMS = 8
+KIND_HEURISTIC = 1
+
+(
+    P_JOKERS,
+    P_OPEN_EXTRA,
+    P_OPEN_CARDS,
+    P_OPEN_ALL,
+    P_DISCARD,
+    P_NEAR_WEIGHT,
+    P_FEED_WEIGHT,
+    P_TAKE_NEAR,
+    P_ADD,
+    P_RECOVER,
+    P_MAY_I,
+) = range(11)
+N_PARAMS = 16
+
+PARAMETERS = {
+    # name: (index, lowest, highest, meaning); the docs table above, as data.
+    "jokers": (P_JOKERS, 0, 2, "0 lay when they help, 1 for the opening, 2 keep to go out"),
+    "open_extra": (P_OPEN_EXTRA, 0, 200, "open only with threshold + this many points"),
+    "open_cards": (P_OPEN_CARDS, 0, 15, "open only when laying at least this many cards"),
+    "open_all": (P_OPEN_ALL, 0, 1, "open only when the whole hand goes down"),
+    "discard": (P_DISCARD, 0, 2, "0 highest penalty, 1 keep near-melds, 2 also avoid feeding"),
+    "near_weight": (P_NEAR_WEIGHT, 0, 50, "points per unseen copy completing a near-meld"),
+    "feed_weight": (P_FEED_WEIGHT, 0, 50, "penalty points for feeding the next player"),
+    "take_near": (P_TAKE_NEAR, 0, 1, "take a discard that only builds a near-meld"),
+    "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards of the hand's melds"),
+    "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
+    "may_i": (P_MAY_I, 0, 2, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too"),
+}
 
 # Action rows, filled by the engine: act[i, A_TYPE], ...
 A_TYPE, A_P1, A_P2, A_P3, A_P4, A_P5 = 0, 1, 2, 3, 4, 5
 ACT_STOP, ACT_OPEN, ACT_MELD, ACT_ADD, ACT_RECOVER = 0, 1, 2, 3, 4
-# Per-action facts the engine adds for the policies: cards laid, opening
-# points, jokers laid.
-F_CARDS, F_POINTS, F_JOKERS = 0, 1, 2
+OPEN_BEST, OPEN_ALL, OPEN_NO_JOKER = 0, 1, 2
+# Per-action facts the engine adds: cards laid, opening points, jokers laid,
+# cards left in hand after the action.
+F_CARDS, F_POINTS, F_JOKERS, F_LEFT = 0, 1, 2, 3
+N_FACTS = 4
+
+# Rows of the public counts ``pub[row, code]``.
+PUB_TABLE, PUB_PILE = 0, 1
+PUB_TOOK = 2  # rows 2 .. 7: cards each seat took from the pile
+PUB_OPENED = 8  # pub[8, seat]: the seat has opened
+N_PUB = 9
+
+# Scalars of the observation ``view``.
+V_SEAT, V_NEXT, V_HAND, V_THRESHOLD, V_STOCK, V_DECKS, V_MIN_RUN, V_ACE_HIGH, V_OPENED = range(9)
+N_VIEW = 9
 
 
 @njit(cache=True, nogil=True)
@@ -46,58 +112,207 @@ def policy_is_deterministic(kind, params):
 
 
 @njit(cache=True, nogil=True)
-def choose_take(kind, params, rng, seat, card, useful):
-    """Whether to take the discard top ``card`` (already known to be legal).
-
-    ``useful`` is true when the card would sit in a meld of the hand or fit
-    a table meld the player may add to.
-    """
-    if kind == KIND_RANDOM:
-        return below(rng, seat, 2) == 1
-    return useful
+def unseen(code, lo, hi, pub, decks):
+    """Copies of ``code`` neither in the hand, on the table nor in the pile."""
+    held = count(lo, hi, code) if code < 52 else 0
+    n = decks - held - pub[PUB_TABLE, code] - pub[PUB_PILE, code]
+    return max(n, 0)
 
 
 @njit(cache=True, nogil=True)
-def choose_action(kind, params, rng, seat, act, facts, n_act):
-    """Index of the laying action to play among ``act[:n_act]``."""
+def near_score(code, lo, hi, pub, view):
+    """How close ``code`` is to a meld with the hand's other cards.
+
+    Sums, over every 3-card meld holding ``code`` and one other card of the
+    hand, the unseen copies of the missing card: a pair of kings with two
+    unseen kings of other suits scores higher than one whose partners are
+    all on the table.
+    """
+    if code >= 52:
+        return 0.0
+    decks = view[V_DECKS]
+    suit = code // 13
+    rank = code % 13 + 1
+    total = 0.0
+    # Sets: another suit of the rank held, a third suit missing.
+    for s in range(4):
+        if s != suit and (lo & bit(s * 13 + rank - 1)):
+            for t in range(4):
+                if t != suit and t != s and not (lo & bit(t * 13 + rank - 1)):
+                    total += unseen(t * 13 + rank - 1, lo, hi, pub, decks)
+    # Runs: positions p-2 .. p+2 in the suit; the ace also sits at 14.
+    ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
+    top = 14 if view[V_ACE_HIGH] else 13
+    if view[V_ACE_HIGH] and (ranks & 1):
+        ranks |= 1 << 13
+    for p in (rank, 14):
+        if p == 14 and not (rank == 1 and view[V_ACE_HIGH]):
+            continue
+        for d in (-2, -1, 1, 2):
+            q = p + d
+            if q < 1 or q > top or not (ranks >> (q - 1)) & 1:
+                continue
+            # The missing third card: between them, or beyond the pair.
+            lo_p, hi_p = min(p, q), max(p, q)
+            for m in (lo_p - 1, lo_p + 1, hi_p + 1):
+                if m < 1 or m > top or m == p or m == q or (ranks >> (m - 1)) & 1:
+                    continue
+                if hi_p - lo_p == 2 and m != lo_p + 1:
+                    continue
+                total += unseen(suit * 13 + (m - 1) % 13, lo, hi, pub, decks)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def feeds(code, seat_next, pub, view, table_mask, joker_fits):
+    """How much the next player could use ``code``: the table and what it took."""
+    if code >= 52:
+        return 2.0
+    score = 0.0
+    if pub[PUB_OPENED, seat_next] and (table_mask & bit(code)):
+        score += 1.0
+    suit = code // 13
+    rank = code % 13 + 1
+    row = PUB_TOOK + seat_next
+    for s in range(4):
+        for r in range(1, 14):
+            c = s * 13 + r - 1
+            if pub[row, c] == 0:
+                continue
+            if (r == rank and s != suit) or (s == suit and abs(r - rank) <= 2 and r != rank):
+                score += 1.0
+    return score
+
+
+@njit(cache=True, nogil=True)
+def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pub, view):
+    """Whether to take the pile's top ``card`` (already known to be legal).
+
+    ``completes``: the card sits in a meld of the hand (with it);
+    ``fits_table``: this player can add it to a table meld.
+    """
+    if kind == KIND_RANDOM:
+        return below(rng, seat, 2) == 1
+    if completes or fits_table or card == 52:
+        return True
+    return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0
+
+
+@njit(cache=True, nogil=True)
+def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
+    """Whether to say "Puis-je ?" for the pile's top ``card`` (contrat)."""
+    if kind == KIND_RANDOM:
+        return below(rng, seat, 2) == 1
+    mode = params[P_MAY_I]
+    if mode <= 0:
+        return False
+    if completes or card == 52:
+        return True
+    return mode >= 2 and near_score(card, lo, hi, pub, view) > 0
+
+
+@njit(cache=True, nogil=True)
+def _acceptable(params, act, facts, i, view, lo, jk):
+    """Whether heuristic parameters allow action ``i``."""
+    t = act[i, A_TYPE]
+    goes_out = facts[i, F_LEFT] == 0 or (t == ACT_OPEN and act[i, A_P1] == OPEN_ALL)
+    jokers = facts[i, F_JOKERS]
+    joker_mode = params[P_JOKERS]
+    if t == ACT_OPEN:
+        if jokers > 0 and joker_mode >= 2 and not goes_out:
+            return False
+        if facts[i, F_POINTS] < view[V_THRESHOLD] + params[P_OPEN_EXTRA] and not goes_out:
+            return False
+        if facts[i, F_CARDS] < params[P_OPEN_CARDS] and not goes_out:
+            return False
+        if params[P_OPEN_ALL] > 0 and facts[i, F_LEFT] > 1:
+            return False
+        return True
+    if jokers > 0 and joker_mode >= 1 and not goes_out:
+        return False
+    if t == ACT_ADD:
+        if params[P_ADD] > 0 or goes_out:
+            return True
+        code = act[i, A_P1]
+        # Hold back a card that still belongs to a meld or near-meld of the hand.
+        if code >= 52:
+            return False
+        others = lo & ~bit(code)
+        return not card_in_meld(others, jk, code, view[V_MIN_RUN], view[V_ACE_HIGH])
+    if t == ACT_RECOVER:
+        return params[P_RECOVER] > 0 or goes_out
+    return True
+
+
+@njit(cache=True, nogil=True)
+def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk):
+    """Index of the laying action to play among ``act[:n_act]``.
+
+    The heuristic plays, among the actions its parameters allow, the one it
+    ranks first: laying the whole hand, then the richest opening, then the
+    largest new meld, then additions (natural cards before jokers), then joker
+    recovery, else it stops. When the rules force a laying (a card taken
+    under ``must_use``) and its parameters allow none, it plays the best
+    forced one anyway.
+    """
     if kind == KIND_RANDOM:
         return below(rng, seat, n_act)
     best = -1
-    best_score = -1.0
+    best_score = -1.0e18
+    fallback = -1
+    fallback_score = -1.0e18
     for i in range(n_act):
         t = act[i, A_TYPE]
         if t == ACT_STOP:
             score = 0.0
         elif t == ACT_OPEN:
-            # Laying the whole hand first, then the richest opening.
-            score = 4000.0 + 1000.0 * act[i, A_P1] + facts[i, F_POINTS]
+            score = 4000.0 + (1000.0 if act[i, A_P1] == OPEN_ALL else 0.0) + facts[i, F_POINTS]
+            if facts[i, F_LEFT] == 0:
+                score += 2000.0
         elif t == ACT_MELD:
-            score = 3000.0 + 10.0 * facts[i, F_CARDS] + 0.01 * facts[i, F_POINTS]
+            score = 3000.0 + 10.0 * facts[i, F_CARDS] + 0.01 * facts[i, F_POINTS] - 5.0 * facts[i, F_JOKERS]
         elif t == ACT_ADD:
-            # Natural cards before jokers: a joker is worth keeping for a meld.
             score = 2000.0 - 100.0 * facts[i, F_JOKERS]
         else:
             score = 1000.0
-        if score > best_score:
-            best_score = score
-            best = i
+        if facts[i, F_LEFT] == 0 and t != ACT_STOP:
+            score += 10000.0  # going out beats everything
+        if score > fallback_score:
+            fallback_score = score
+            fallback = i
+        if t == ACT_STOP or _acceptable(params, act, facts, i, view, lo, jk):
+            if score > best_score:
+                best_score = score
+                best = i
+    if best < 0:
+        return fallback
     return best
 
 
 @njit(cache=True, nogil=True)
-def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, fits):
+def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
+                   table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.
 
-    ``penalty[i]`` is what the card would cost left in hand; ``fits[i]`` is
-    true when it belongs to a meld of the hand or fits a table meld.
+    ``penalty[i]`` is what card ``legal[i]`` costs left in hand; ``in_meld[i]``
+    is true when it belongs to a meld of the hand or fits a table meld the
+    player may add to.
     """
     if kind == KIND_RANDOM:
         return legal[below(rng, seat, n_legal)]
+    mode = params[P_DISCARD]
     best = -1
-    best_score = -1.0e9
+    best_score = -1.0e18
     for i in range(n_legal):
-        score = penalty[i] - (1000.0 if fits[i] else 0.0)
-        if legal[i] == 52:
+        code = legal[i]
+        score = penalty[i]
+        if in_meld[i]:
+            score -= 1000.0
+        if mode >= 1:
+            score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
+        if mode >= 2:
+            score -= params[P_FEED_WEIGHT] * feeds(code, view[V_NEXT], pub, view, table_mask, joker_fits)
+        if code == 52:
             score -= 5000.0  # a joker goes only when nothing else may
         if score > best_score:
             best_score = score

@@ -106,16 +106,16 @@ VARIANTS = [
     ("basic", {"go_out": "discard_only"}),
 ]
 SEATS = [
-    ["greedy", "greedy"],
-    ["random", "greedy", "random"],
-    ["greedy"] * 4,
-    ["random", "random", "greedy", "random", "greedy"],
+    ["greedy", "expert"],
+    ["random", "cautious", "random"],
+    ["greedy", "expert", "cautious", "greedy"],
+    ["random", "expert", "greedy", "random", "cautious"],
     ["random"] * 2,
 ]
 GAMES_PER_CASE = 21  # 20 variants x 5 seatings x 21 games = 2,100 games
 
 
-@pytest.mark.parametrize("seating", SEATS, ids=lambda s: "-".join(x[0] for x in s))
+@pytest.mark.parametrize("seating", SEATS, ids=lambda s: "-".join(x[:2] for x in s))
 @pytest.mark.parametrize("preset,knobs", VARIANTS, ids=lambda v: str(v))
 def test_random_games_replay_through_the_rules_reference(preset, knobs, seating):
     players = len(seating)

@@ -72,7 +72,25 @@ from strategies.policies import (
     ACT_STOP,
     F_CARDS,
     F_JOKERS,
+    F_LEFT,
     F_POINTS,
+    N_FACTS,
+    N_PUB,
+    N_VIEW,
+    OPEN_NO_JOKER,
+    PUB_OPENED,
+    PUB_PILE,
+    PUB_TABLE,
+    PUB_TOOK,
+    V_ACE_HIGH,
+    V_DECKS,
+    V_HAND,
+    V_MIN_RUN,
+    V_NEXT,
+    V_OPENED,
+    V_SEAT,
+    V_STOCK,
+    V_THRESHOLD,
     choose_action,
     choose_discard,
     choose_take,
@@ -240,7 +258,7 @@ def _threshold(g, rules):
 
 
 @njit(cache=True, nogil=True)
-def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers):
+def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, left):
     if n >= act.shape[0]:
         return n
     act[n, A_TYPE] = t
@@ -252,6 +270,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers):
     facts[n, F_CARDS] = cards
     facts[n, F_POINTS] = points
     facts[n, F_JOKERS] = jokers
+    facts[n, F_LEFT] = left
     return n + 1
 
 
@@ -275,7 +294,7 @@ def enumerate_actions(
     n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
     if pending < 0:
-        n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0)
+        n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0, n_hand)
     out = ws[1][7]  # the workspace's spare row holds the chosen melds
     g[G_NCAND] = n_c
     if not opened:
@@ -284,8 +303,16 @@ def enumerate_actions(
         value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
                           forced, limit, _threshold(g, rules), out, ws)
         if value >= 0 and k > 0:
+            n_before = n_act
             n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
                                   open_sel, open_n, 0, act, facts, n_act)
+            if jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
+                # The same opening kept free of jokers, for players who hold them.
+                value, k = search(lo, hi, 0, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
+                                  forced, limit, _threshold(g, rules), out, ws)
+                if value >= 0 and k > 0:
+                    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+                                          open_sel, open_n, OPEN_NO_JOKER, act, facts, n_act)
         if rules.lay_all_ignores_opening:
             value, k = search(lo, hi, jk, n_c, c_mask, c_info, 1, False, forced, limit, n_hand - 1, out, ws)
             if value >= 0 and k > 0:
@@ -307,7 +334,8 @@ def enumerate_actions(
             nlo, nhi = remove_mask(lo, hi, m)
             if not _leaves_ok(n_hand - size, nlo, nhi, jk - joker, taken, rules):
                 continue
-            n_act = _push_action(act, facts, n_act, ACT_MELD, k, 0, 0, 0, 0, size, c_info[k, I_POINTS], joker)
+            n_act = _push_action(act, facts, n_act, ACT_MELD, k, 0, 0, 0, 0, size, c_info[k, I_POINTS], joker,
+                                 n_hand - size)
     if opened or rules.add_before_opening:
         # Additions: each card of the hand the table takes, each meld, each end.
         taken_mask, joker_fits = _table_accepts(g)
@@ -333,7 +361,7 @@ def enumerate_actions(
                         for end in range(3):
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
-                                                     1 if code == JOKER else 0)
+                                                     1 if code == JOKER else 0, n_hand - 1)
     if opened:
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
@@ -358,7 +386,7 @@ def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open
     open_n[which] = k
     if not _leaves_ok(n_hand - cards, nlo, nhi, njk, taken, rules):
         return n_act
-    return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers)
+    return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers, n_hand - cards)
 
 
 @njit(cache=True, nogil=True)
@@ -395,7 +423,7 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
                     r_mask[n_act] = s_mask[best]
                     for col in range(N_INFO):
                         r_info[n_act, col] = s_info[best, col]
-                    n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 0, -1, 0, size, 0, 1)
+                    n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 0, -1, 0, size, 0, 1, n_hand - size)
             # Relay (b): the joker added to another table meld.
             if lays_pending and _leaves_ok(n_hand - 1, rlo, rhi, jk, taken, rules):
                 for m2 in range(n_melds):
@@ -403,7 +431,8 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
                         continue
                     for end in range(3):
                         if fits_end(table, m2, JOKER, end, rules.ace_high):
-                            n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 1, m2, end, 1, 0, 1)
+                            n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 1, m2, end, 1, 0, 1,
+                                                 n_hand - 1)
     return n_act
 
 
@@ -421,7 +450,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
 @njit(cache=True, nogil=True)
 def apply_action(
     rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
-    c_mask, c_info, open_sel, open_n, r_mask, r_info,
+    c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
 ):
     """Play action ``i``; returns ``(mask of naturals laid, whether a joker was laid)``."""
     t = act[i, A_TYPE]
@@ -441,6 +470,7 @@ def apply_action(
             laid_joker = laid_joker or c_info[k, I_JOKER] == 1
             _lay_meld(rules, g, ev, seat, table, owner, c_info[k], 1)
         seats[seat, S_OPENED] = 1
+        pub[PUB_OPENED, seat] = 1
         seats[seat, S_OPEN_TURN] = seats[seat, S_TURNS]
         seats[seat, S_OPEN_POINTS] = points
         g[G_LAST_OPEN] = points
@@ -490,11 +520,21 @@ def apply_action(
     if seats[seat, S_FIRST_LAY] < 0:
         seats[seat, S_FIRST_LAY] = g[G_TURN]
     _table_changed(g, table, rules)
+    # Public counts: every natural laid (one copy per mask bit) and the jokers
+    # now on the table.
+    x = laid_mask
+    while x:
+        pub[PUB_TABLE, lowest(x)] += 1
+        x &= x - np.uint64(1)
+    jokers_on_table = 0
+    for m in range(g[G_MELDS]):
+        jokers_on_table += table[m, I_JOKER]
+    pub[PUB_TABLE, JOKER] = jokers_on_table
     return laid_mask, laid_joker
 
 
 @njit(cache=True, nogil=True)
-def _restock(rules, g, ev, stock, pile, rng):
+def _restock(rules, g, ev, stock, pile, rng, pub):
     """Rebuild an empty stock from the pile; False if the round is blocked."""
     if rules.stock_exhausted == P.STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
         return False
@@ -511,6 +551,8 @@ def _restock(rules, g, ev, stock, pile, rng):
         shuffle(stock, n, rng, 0)
     pile[0] = top
     g[G_PILE] = 1
+    pub[PUB_PILE, :] = 0
+    pub[PUB_PILE, top] = 1
     g[G_RESTOCKS] += 1
     mode = 0 if rules.stock_exhausted == P.STOCK_RESHUFFLE else 1
     _event(ev, g, EV_RESTOCK, g[G_ROUND], mode, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -519,13 +561,14 @@ def _restock(rules, g, ev, stock, pile, rng):
 
 
 @njit(cache=True, nogil=True)
-def _flip(g, ev, stock, pile):
+def _flip(g, ev, stock, pile, pub):
     """Basic rummy: the whole pile, turned over unshuffled, becomes the stock."""
     n = g[G_PILE]
     for i in range(n):
         stock[i] = pile[n - 1 - i]
     g[G_STOCK] = n
     g[G_PILE] = 0
+    pub[PUB_PILE, :] = 0
     g[G_RESTOCKS] += 1
     _event(ev, g, EV_RESTOCK, g[G_ROUND], 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     _trace_places(ev, g, stock, pile)
@@ -555,7 +598,7 @@ def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
 
 
 @njit(cache=True, nogil=True)
-def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order):
+def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub):
     """Shuffle with the round's stream and deal: hands, the first discard, the stock.
 
     ``order``, when not empty, is the deck to deal instead (a scripted deal):
@@ -613,6 +656,8 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
     pile[0] = deck[i]
     i += 1
     g[G_PILE] = 1
+    pub[:, :] = 0
+    pub[PUB_PILE, deck[i - 1]] = 1
     n_stock = n_cards - i
     # The stock's top is its last slot: the next card of the deck.
     for j in range(n_stock):
@@ -629,7 +674,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 @njit(cache=True, nogil=True)
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
 ):
     """Play the turn of the seat to move: draw, lay, discard.
 
@@ -649,12 +694,18 @@ def play_turn(
     par = params[seat]
     seats[seat, S_TURNS] += 1
     opened = seats[seat, S_OPENED] == 1
+    view[V_SEAT] = seat
+    view[V_NEXT] = (seat + 1) % rules.players
+    view[V_DECKS] = rules.decks
+    view[V_MIN_RUN] = rules.min_run
+    view[V_ACE_HIGH] = rules.ace_high
+    view[V_THRESHOLD] = _threshold(g, rules)
     taken = -1
     drawn = -1
     cached = -1
     if not (turn == 0 and rules.first_player_extra_card):
         if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
-            if not _restock(rules, g, ev, stock, pile, deck_rng):
+            if not _restock(rules, g, ev, stock, pile, deck_rng, pub):
                 return TURN_BLOCKED
         take = False
         if g[G_PILE] > 0:
@@ -664,11 +715,25 @@ def play_turn(
                 table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
             )
             if legal:
-                take = choose_take(kind, par, policy_rng, seat, top, useful)
+                lo, jk = h_lo[seat], h_jk[seat]
+                if top == JOKER:
+                    completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
+                else:
+                    completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+                table_mask, joker_fits = _table_accepts(g)
+                on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
+                can_add = opened or rules.add_before_opening
+                view[V_HAND] = h_n[seat]
+                view[V_STOCK] = g[G_STOCK]
+                view[V_OPENED] = seats[seat, S_OPENED]
+                take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
+                                   lo, h_hi[seat], pub, view)
         if take:
             taken = pile[g[G_PILE] - 1]
             drawn = taken
             g[G_PILE] -= 1
+            pub[PUB_PILE, taken] -= 1
+            pub[PUB_TOOK + seat, taken] += 1
             _take_card(h_lo, h_hi, h_jk, h_n, seat, taken)
             seats[seat, S_TAKES] += 1
             _event(ev, g, EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
@@ -676,7 +741,7 @@ def play_turn(
             if g[G_STOCK] == 0:
                 if g[G_PILE] == 0:
                     return TURN_BLOCKED
-                _flip(g, ev, stock, pile)
+                _flip(g, ev, stock, pile, pub)
                 if g[G_DETERMINISTIC]:
                     # Deterministic players back at a position seen at an
                     # earlier turning would replay it forever.
@@ -719,12 +784,15 @@ def play_turn(
                 if act[j, A_TYPE] == ACT_OPEN:
                     can_open = True
             seats[seat, S_NO_OPEN] = 0 if can_open else 1
-        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act)
+        view[V_HAND] = h_n[seat]
+        view[V_STOCK] = g[G_STOCK]
+        view[V_OPENED] = seats[seat, S_OPENED]
+        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat])
         if act[a, A_TYPE] == ACT_STOP:
             break
         laid_mask, laid_joker = apply_action(
             rules, g, ev, seat, a, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
-            c_mask, c_info, open_sel, open_n, r_mask, r_info,
+            c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
         )
         if pending >= 0:
             if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
@@ -739,11 +807,14 @@ def play_turn(
         return TURN_OUT
 
     # Discarding.
+    view[V_HAND] = h_n[seat]
+    view[V_OPENED] = seats[seat, S_OPENED]
     code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
-                    seats[seat, S_OPENED] == 1, table, c_mask, c_info)
+                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view)
     _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
     pile[g[G_PILE]] = code
     g[G_PILE] += 1
+    pub[PUB_PILE, code] += 1
     _event(ev, g, EV_DISCARD, rnd, seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
     if h_n[seat] == 0:
         _event(ev, g, EV_OUT, rnd, seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -756,20 +827,20 @@ def play_turn(
 @njit(cache=True, nogil=True)
 def play_round(
     rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, order, flips,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, order, flips, pub, view,
 ):
     """Play one round; returns ``(winner, blocked, rami_sec)``.
 
     ``winner`` is -1 when the round is blocked (``blocked`` says why).
     """
     n_players = rules.players
-    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order)
+    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
     winner = -1
     blocked = BLOCK_NONE
     while True:
         status = play_turn(
             rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
+            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
         )
         if status == TURN_NEXT:
             continue
@@ -853,7 +924,7 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
 
 
 @njit(cache=True, nogil=True)
-def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info):
+def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view):
     legal = np.empty(54, dtype=np.int64)
     penalty = np.empty(54, dtype=np.float64)
     fits = np.empty(54, dtype=np.bool_)
@@ -888,7 +959,8 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
                     n += 1
         if n > 0:
             break
-    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits)
+    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
+                          table_mask, joker_fits)
 
 
 @njit(cache=True, nogil=True)
@@ -909,12 +981,14 @@ def make_buffers():
         np.zeros(MAX_CANDIDATES, dtype=np.uint64),  # s_mask
         np.zeros((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # s_info
         np.zeros((MAX_ACTIONS, 6), dtype=np.int64),  # act
-        np.zeros((MAX_ACTIONS, 3), dtype=np.int64),  # facts
+        np.zeros((MAX_ACTIONS, N_FACTS), dtype=np.int64),  # facts
         np.zeros(MAX_ACTIONS, dtype=np.uint64),  # r_mask
         np.zeros((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
-        np.zeros((2, 64), dtype=np.int64),  # open_sel
-        np.zeros(2, dtype=np.int64),  # open_n
+        np.zeros((3, 64), dtype=np.int64),  # open_sel: best, whole hand, without joker
+        np.zeros(3, dtype=np.int64),  # open_n
         np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings
+        np.zeros((N_PUB, 53), dtype=np.int64),  # pub: public card counts (strategies.policies)
+        np.zeros(N_VIEW, dtype=np.int64),  # view: the scalars of a seat's observation
     )
 
 
@@ -951,7 +1025,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     if n_res + max_rounds * n_players > res.shape[0]:
         return -1
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
     bufs = (c_mask, c_info, s_mask, s_info)
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
@@ -970,7 +1044,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
         winner, blocked, rami_sec = play_round(
             rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
             kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
-            order if rnd == 0 else order[:0], flips,
+            order if rnd == 0 else order[:0], flips, pub, view,
         )
         points = _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats)
         for s in range(n_players):
@@ -1093,19 +1167,39 @@ def _game_over(rules, rounds_played, totals):
 
 
 @njit(cache=True, nogil=True)
-def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res):
+def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
+    """The strategies at the seats of game ``game``.
+
+    With ``rotate``, strategy ``j`` plays seat ``(j + game) mod players``, so
+    over consecutive games every strategy sits everywhere equally often.
+    """
+    n = rules.players
+    for s in range(n):
+        j = (s - game) % n if rotate else s
+        kinds_out[s] = kinds[j]
+        params_out[s] = params[j]
+
+
+@njit(cache=True, nogil=True)
+def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, rotate):
     """Play games ``first_game .. first_game + n_games - 1`` into ``res``.
 
     Returns ``(games_done, rows)``: fewer games than asked when ``res`` filled.
+    ``rotate`` moves the strategies one seat on from game to game (see
+    :func:`seating`).
     """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
     buffers = make_buffers()
     ws = workspace()
     order = np.zeros(0, dtype=np.int64)
+    game_kinds = kinds.copy()
+    game_params = params.copy()
     n_res = 0
     for i in range(n_games):
-        rows = play_game(rules, first_game + i, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order)
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                         buffers, ws, order)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -1113,7 +1207,7 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res)
 
 
 @njit(cache=True, nogil=True)
-def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order):
+def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
     ``order`` scripts the first round's deal; empty for a shuffled one.
@@ -1121,7 +1215,10 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order):
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
     res = np.zeros((max_rounds * rules.players, N_R), dtype=np.int64)
-    play_game(rules, game, seed, kinds, params, max_rounds, res, 0, ev, g, make_buffers(), workspace(), order)
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    seating(rules, game, kinds, params, rotate, game_kinds, game_params)
+    play_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(), workspace(), order)
     return g[G_NEV], g[G_OVERFLOW]
 
 
@@ -1134,19 +1231,19 @@ def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, or
     advice). ``order`` scripts the deal (see :func:`deal_round`); empty: shuffled.
     """
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
     _seed_round(seed, game, rnd, policy_rng, deck_rng)
     g[G_DETERMINISTIC] = 0  # studied positions are edited by hand: no cycle claims
-    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order)
+    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
 
 
 @njit(cache=True, nogil=True)
 def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
     """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
     bufs = (c_mask, c_info, s_mask, s_info)
     return play_turn(
         rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips,
+        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
     )

@@ -3,8 +3,9 @@
 A trace (``docs/trace.md``) is the list of events of one game, as plain dicts
 with cards in notation. :func:`check_trace` replays it card by card and raises
 :class:`ReplayError` at the first event that breaks a rule of ``RULES.md`` or
-a decision of ``docs/rules.md`` (items 11 to 24 are about play), loses or
-duplicates a card, or scores differently from :func:`sim.rules.round_scores`.
+a decision of ``docs/rules.md`` (items 11 to 24 are about play, items 26 to
+31 about Rami contrat), loses or duplicates a card, or scores differently from
+:func:`sim.rules.round_scores`.
 
 The checker holds the whole state of the table itself: the stock (top first),
 the discard pile (bottom first), every hand as a multiset of card codes, and
@@ -33,8 +34,32 @@ Choices where the documents leave room (each one the careful player's reading):
 * ``round_end.rami_sec`` is true only when the bonus is scored: never under
   ``rami_sec = "none"``.
 * A game with ``game_rounds > 0`` ends after that many rounds (``game_target``
-  is then ignored); a tie for the best total there lets any tied seat be
-  named the winner, as does a game truncated by the round cap.
+  is then ignored); a tie for the best total there gives ``winner = null``
+  (no single winner), and so does a game truncated by the round cap.
+
+Rami contrat (RULES.md section 6, docs/rules.md items 26 to 31):
+
+* The deal of round ``r`` is contrat deal ``r + 1``: its hand size and its
+  contract come from ``CONTRACTS``; the deck is the ruleset's (two decks and
+  ``players - 1`` jokers in the preset).
+* The ``open`` event is the contract, always: ``lay_all`` is never true in
+  contrat (nothing waives the contract, whatever ``lay_all_ignores_opening``
+  says), and in deal 7 the three runs hold the whole hand, which ends the
+  deal by laying. The other knobs keep their meaning (``add_before_opening``
+  would allow additions before the contract, as in basic rummy).
+* ``may_i`` is checked for where it happens (after the mover's stock draw and
+  before its first laying or discard), who asks (not the mover; seats in turn
+  order from the mover's left, each once), how many (``may_i_limit``) and
+  which cards (the pile's top and the stock's top). Whether the card "really
+  serves" the asker (the online game's courtesy, seed 002) is a strategy's
+  business and is not checked. A card taken this way is no discard take: no
+  ``must_use``, no item 11 for the asker.
+* ``table_closed`` reads the table alone: every player has laid its contract
+  and no card code, natural or joker, is accepted by any table meld (every set
+  a carré, every run 13 cards long), whoever holds the copies; it is what the
+  whole table can see. Once it holds at the start of a turn the deal stops:
+  a draw or a restock then is refused (a ``blocked`` for ``stock`` or
+  ``turn_cap`` that also applies is accepted).
 """
 
 from __future__ import annotations
@@ -259,6 +284,8 @@ class _Round:
     first_lay_turn: list[int | None] = field(default_factory=list)
     positions_at_turnings: list = field(default_factory=list)  # see _Replay.position
     last_turning: tuple | None = None
+    may_i_open: bool = False  # the mover drew from the stock and has not laid or discarded yet
+    may_i_askers: list[int] = field(default_factory=list)  # seats that said "Puis-je ?" this stock draw
 
     def __post_init__(self) -> None:
         self.seat = self.first
@@ -282,7 +309,8 @@ class _Replay:
         self.result: dict[str, Any] = {}
 
     # -------------------------------------------------------------- driving
-    def run(self, events: list[dict]) -> dict[str, Any]:
+    def handlers(self) -> dict[str, Any]:
+        """The event types of the game being replayed; ``may_i`` is a contrat event."""
         handlers = {
             "game_start": self.on_game_start,
             "deal": self.on_deal,
@@ -292,17 +320,24 @@ class _Replay:
             "meld": self.on_meld,
             "add": self.on_add,
             "recover": self.on_recover,
+            "may_i": self.on_may_i,
             "discard": self.on_discard,
             "out": self.on_out,
             "blocked": self.on_blocked,
             "round_end": self.on_round_end,
             "game_end": self.on_game_end,
         }
+        if self.r is not None and self.r.game != "contrat":
+            del handlers["may_i"]
+        return handlers
+
+    def run(self, events: list[dict]) -> dict[str, Any]:
         for index, event in enumerate(events):
             try:
                 if not isinstance(event, dict) or "type" not in event:
                     _fail("an event is a dict with a 'type' key")
                 kind = event["type"]
+                handlers = self.handlers()
                 if kind not in handlers:
                     _fail(f"unknown event type {kind!r}; known types: {', '.join(handlers)}")
                 if self.phase == "over":
@@ -502,6 +537,8 @@ class _Replay:
         rnd.laid = Counter()
         rnd.pending_joker = None
         rnd.discard_next = False
+        rnd.may_i_open = False
+        rnd.may_i_askers = []
         rnd.stage = "turn"
 
     def stock_rebuildable(self) -> bool:
@@ -516,6 +553,33 @@ class _Replay:
     def fits_table(self, c: Card) -> bool:
         return any(meld.accepts(c, self.r.ace_high) for meld in self.round.melds.values())
 
+    def deal_number(self) -> int:
+        """The contrat deal being played, 1 .. 7 (round 0 is deal 1)."""
+        return self.round.number % 7 + 1
+
+    def table_open_reason(self) -> str | None:
+        """Why a contrat deal is not closed (item 30), or None when it is.
+
+        Closed: every player has laid its contract and no card, natural or
+        joker, can be added to any table meld.
+        """
+        rnd = self.round
+        waiting = [seat for seat in range(self.r.players) if not rnd.opened[seat]]
+        if waiting:
+            return f"seat(s) {', '.join(map(str, waiting))} have not laid their contract"
+        for meld in rnd.melds.values():
+            takes = [Card(code) for code in range(JOKER + 1) if meld.accepts(Card(code), self.r.ace_high)]
+            if takes:
+                return f"{meld.text()} still takes {_text(takes)}"
+        return None
+
+    def refuse_if_table_closed(self, what: str) -> None:
+        if self.r.game == "contrat" and self.table_open_reason() is None:
+            _fail(
+                f"{what}, but every player has laid its contract and the table takes no card: "
+                "the deal stops, blocked 'table_closed' (item 30)"
+            )
+
     # ------------------------------------------------------------- drawing
     def on_draw(self, event: dict) -> None:
         seat = self.round_event(event)
@@ -524,6 +588,7 @@ class _Replay:
             _fail("a second draw in one turn")
         if rnd.no_draw_turn:
             _fail("the first player's first turn has no draw: it holds the extra card (item 15)")
+        self.refuse_if_table_closed("a draw")
         source = self.get(event, "source")
         c = self.one_card(self.get(event, "card"), "draw.card")
         hand = rnd.hands[seat]
@@ -534,6 +599,7 @@ class _Replay:
                 _fail(f"draws {c} from the stock, but the top of the stock is {rnd.stock[0]}")
             self.start_turn()
             rnd.stock.pop(0)
+            rnd.may_i_open = True
         elif source == "discard":
             if not rnd.pile:
                 _fail("a draw from an empty discard pile")
@@ -561,6 +627,7 @@ class _Replay:
             _fail("a restock in the middle of a turn: the stock is rebuilt before the next draw (item 22)")
         if rnd.stock:
             _fail(f"a restock while the stock still holds {len(rnd.stock)} cards (item 22)")
+        self.refuse_if_table_closed("a restock")
         mode = self.get(event, "mode")
         expected_mode = RESTOCK_MODE[r.stock_exhausted]
         if mode != expected_mode:
@@ -629,8 +696,15 @@ class _Replay:
                 _fail("a cycle is claimed only right after the pile is turned over")
             if rnd.positions_at_turnings.count(position) < 2:
                 _fail("a cycle is claimed, but this position was not seen at an earlier turning of the pile")
+        elif reason == "table_closed":
+            if r.game != "contrat":
+                _fail(f"reason 'table_closed' belongs to Rami contrat (item 30), not {r.game}")
+            why_open = self.table_open_reason()
+            if why_open is not None:
+                _fail(f"blocked 'table_closed', but the table is not closed: {why_open} (item 30)")
         else:
-            _fail(f"reason must be 'stock', 'turn_cap' or 'cycle', got {reason!r}")
+            reasons = "'stock', 'turn_cap', 'cycle' or 'table_closed'" if r.game == "contrat" else "'stock', 'turn_cap' or 'cycle'"
+            _fail(f"reason must be {reasons}, got {reason!r}")
         rnd.blocked = True
         rnd.stage = "ended"
 
@@ -644,6 +718,7 @@ class _Replay:
             self.start_turn()
         if rnd.discard_next:
             _fail("after a lay_all opening that keeps one card, that card is discarded at once (item 20)")
+        rnd.may_i_open = False
         return seat
 
     def read_meld(self, spec: Any, what: str) -> tuple[list[Card], MeldReading]:
@@ -699,8 +774,13 @@ class _Replay:
         if rnd.taken is not None and hand and set(hand) == {rnd.taken}:
             _fail(f"the laying leaves only copies of {rnd.taken}, the card just taken, in hand: no legal discard is left (item 12)")
         if not hand:
-            contrat_last_deal = r.game == "contrat" and rnd.number % 7 == 6
-            if r.go_out == "discard_only" and not contrat_last_deal:
+            if r.game == "contrat":
+                if self.deal_number() != 7:
+                    _fail(
+                        f"the laying empties the hand in deal {self.deal_number()}: in deals 1 to 6 a player "
+                        "goes out only by discarding the last card (item 28)"
+                    )
+            elif r.go_out == "discard_only":
                 _fail("the laying empties the hand, but go_out is discard_only: the last card must be discarded (item 18)")
             rnd.stage = "out"
             rnd.out_how = "lay"
@@ -725,14 +805,16 @@ class _Replay:
             _fail(f"points = {event['points']}, but the melds are worth {points} toward the opening")
         left = sum(rnd.hands[seat].values())
         lay_all = self.get(event, "lay_all")
-        if lay_all:
+        if r.game == "contrat":
+            if lay_all:
+                _fail("lay_all is never true in contrat: the opening is the contract, never waived (item 26)")
+            self.check_contract(laid, left)
+        elif lay_all:
             if not r.lay_all_ignores_opening:
                 _fail("a lay_all opening, but lay_all_ignores_opening is false")
             if left > 1:
                 _fail(f"a lay_all opening keeps {left} cards: it must hold the whole hand or all of it but one card (item 20)")
             rnd.discard_next = left == 1
-        elif r.game == "contrat":
-            self.check_contract(laid, left)
         else:
             if points < r.open_threshold:
                 _fail(f"an opening of {points} points is below the threshold of {r.open_threshold}")
@@ -751,14 +833,26 @@ class _Replay:
         self.after_laying(seat)
 
     def check_contract(self, laid: list[tuple[Any, MeldReading]], left: int) -> None:
-        deal = self.round.number % 7 + 1
+        """The contrat opening is the deal's contract, exactly (items 26 and 28).
+
+        Each meld was read under the ruleset (runs of ``min_run`` = 4, sets of
+        3 or 4 suits, one joker per meld); the opening's points were checked
+        as opening values, with no threshold.
+        """
+        deal = self.deal_number()
         sets, runs = self.r.contract(deal)
         got_sets = sum(reading.kind == "set" for _, reading in laid)
         got_runs = sum(reading.kind == "run" for _, reading in laid)
         if (got_sets, got_runs) != (sets, runs):
-            _fail(f"deal {deal}'s contract is {sets} set(s) and {runs} run(s), exactly; laid {got_sets} and {got_runs}")
+            _fail(
+                f"deal {deal}'s contract is {sets} set(s) and {runs} run(s), exactly; "
+                f"laid {got_sets} and {got_runs} (item 26)"
+            )
         if deal == 7 and left:
-            _fail(f"deal 7's contract holds the whole hand, {left} card(s) are left")
+            _fail(
+                f"deal 7's contract holds the whole hand, {left} card(s) are left: "
+                "it is laid whole to go out, with no final discard (item 28)"
+            )
 
     def on_meld(self, event: dict) -> None:
         seat = self.begin_laying(event)
@@ -766,7 +860,7 @@ class _Replay:
         if not rnd.opened[seat]:
             _fail(f"seat {seat} lays a meld before opening: the first laying is the opening (item 14)")
         if self.r.game == "contrat":
-            _fail("no new meld after the contract: only additions and joker recovery")
+            _fail("no new meld after the contract: only additions and joker recovery (item 27)")
         cards, reading = self.read_meld(event, "meld")
         if rnd.pending_joker is not None and JOKER not in cards:
             _fail(f"the joker recovered from meld {rnd.pending_joker} must be laid by this laying (item 17)")
@@ -837,6 +931,54 @@ class _Replay:
         rnd.pending_joker = meld.id
         self.after_laying(seat)
 
+    # ------------------------------------------------------------ "Puis-je ?"
+    def on_may_i(self, event: dict) -> None:
+        """Another seat takes the pile's top and a penalty card after a stock draw (item 29)."""
+        self.round_event(event, seat_needed=False)
+        rnd, r = self.round, self.r
+        if not r.may_i:
+            _fail('may_i is false in this ruleset: no "Puis-je ?"')
+        if rnd.stage in ("out", "ended"):
+            _fail("a may_i after the round's last play")
+        if rnd.stage != "turn" or not rnd.may_i_open:
+            _fail(
+                '"Puis-je ?" comes only right after the player to move drew from the stock, '
+                "before its first laying or discard (item 29)"
+            )
+        seat = self.get(event, "seat")
+        if seat not in range(r.players):
+            _fail(f"seat {seat!r} is not at the table")
+        mover = rnd.seat
+        if seat == mover:
+            _fail(f"seat {seat} is the player to move: only the other players say \"Puis-je ?\" (item 29)")
+        if seat in rnd.may_i_askers:
+            _fail(f"seat {seat} already said \"Puis-je ?\" for this stock draw: each seat asks once (item 29)")
+        if rnd.may_i_askers:
+            last = rnd.may_i_askers[-1]
+            if (seat - mover) % r.players < (last - mover) % r.players:
+                _fail(
+                    f"seat {seat} asks after seat {last}: the players are asked in turn order, "
+                    f"from seat {(mover + 1) % r.players}, the next after seat {mover} (item 29)"
+                )
+        if len(rnd.may_i_askers) >= r.may_i_limit:
+            _fail(f"a may_i beyond may_i_limit = {r.may_i_limit} cards for one stock draw (item 29)")
+        c = self.one_card(self.get(event, "card"), "may_i.card")
+        penalty = self.one_card(self.get(event, "penalty"), "may_i.penalty")
+        if not rnd.pile:
+            _fail("a may_i with the discard pile empty")
+        if c != rnd.pile[-1]:
+            _fail(f"seat {seat} asks for {c}, but the top of the pile is {rnd.pile[-1]}")
+        if not rnd.stock:
+            _fail("a may_i with no card left in the stock for the penalty (item 29)")
+        if penalty != rnd.stock[0]:
+            _fail(f"the penalty card is {penalty}, but the top of the stock is {rnd.stock[0]}: it is drawn blind (item 29)")
+        rnd.pile.pop()
+        rnd.stock.pop(0)
+        hand = rnd.hands[seat]
+        hand[c] += 1
+        hand[penalty] += 1
+        rnd.may_i_askers.append(seat)
+
     # --------------------------------------------------------- end of turn
     def on_discard(self, event: dict) -> None:
         seat = self.round_event(event)
@@ -846,6 +988,7 @@ class _Replay:
                 _fail("a discard before the draw: every turn starts with a draw")
             self.start_turn()
         c = self.one_card(self.get(event, "card"), "discard.card")
+        rnd.may_i_open = False
         hand = rnd.hands[seat]
         if hand[c] == 0:
             _fail(f"seat {seat} discards {c} but does not hold it (hand: {_text(hand.elements())})")

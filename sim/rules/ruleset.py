@@ -249,6 +249,8 @@ def _validate(r: Ruleset) -> None:
         _fail("turn_cap", r.turn_cap, "1 or more turns")
 
     if r.game == "contrat":
+        if r.decks != 2:
+            _fail("decks", r.decks, "2 in contrat (two 52-card decks)")
         if r.deal != "auto":
             _fail("deal", r.deal, 'contrat deals follow the contracts: "auto"')
         if r.first_player_extra_card:
