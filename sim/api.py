@@ -39,10 +39,12 @@ RESULT_COLUMNS: dict[str, str] = {
     "points": "points scored this round (penalty; in basic rummy the winner's gain)",
     "went_out": "the player went out (won the round)",
     "rami_sec": "the player went out with a rami sec (basic rummy: a rami)",
-    "blocked": "why the round stopped without a winner: none, stock, turn_cap, or cycle (deterministic players back at a position seen at an earlier turning of the pile)",
+    "blocked": "why the round stopped without a winner: none, stock, turn_cap, cycle (deterministic players back at a position seen at an earlier turning of the pile) or table_closed (contrat: all laid, the table takes no card)",
+    "contract": "Rami contrat: the deal's contract number (1 .. 7); 0 in other games",
     "turns": "turns begun in the round, all seats together",
     "seat_turns": "turns the player began in the round",
     "discard_takes": "cards the player took from the discard in the round",
+    "may_i": "Rami contrat: cards the player took by \"Puis-je ?\" (each came with one penalty card)",
     "hand_value": "penalty value of the cards left in hand, before unopened and rami sec rules",
     "total": "the player's running game total after this round",
     "winner": "seat that won the game; -1 when the best total is shared",
@@ -60,10 +62,10 @@ _KERNEL_COLUMNS = {
     "points": E.R_POINTS, "went_out": E.R_WENT_OUT, "rami_sec": E.R_RAMI_SEC, "blocked": E.R_BLOCKED,
     "turns": E.R_TURNS, "seat_turns": E.R_SEAT_TURNS, "discard_takes": E.R_TAKES,
     "hand_value": E.R_HAND_VALUE, "total": E.R_TOTAL, "winner": E.R_WINNER, "won": E.R_WON,
-    "truncated": E.R_TRUNCATED,
+    "truncated": E.R_TRUNCATED, "may_i": E.R_MAY_I,
 }
 _BOOL_COLUMNS = ("opened", "went_out", "rami_sec", "won", "truncated")
-_BLOCKED_NAMES = ["none", "stock", "turn_cap", "cycle"]
+_BLOCKED_NAMES = ["none", "stock", "turn_cap", "cycle", "table_closed"]
 
 
 def resolve(
@@ -74,10 +76,6 @@ def resolve(
         raise TypeError("strategies must be a list of names, one per seat, e.g. ['greedy'] * 4")
     chosen = [strategy_lib.get(s) for s in strategies]
     r = as_ruleset(ruleset)
-    if r.game == "contrat":
-        # Contracts and "Puis-je ?" are not in the engine yet: refuse rather
-        # than play contrat deals under Rami 51 rules.
-        raise NotImplementedError("the engine does not play Rami contrat yet (rami51 and basic only)")
     if r.players != len(chosen):
         r = r.replace(players=len(chosen))
     return r, chosen
@@ -180,10 +178,10 @@ def simulate(
                 results.append(rows)
                 if progress:
                     progress(min(batch_size, n_games - start))
-    return _frame(np.concatenate(results), chosen, bool(rotate))
+    return _frame(np.concatenate(results), chosen, bool(rotate), r.game)
 
 
-def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool) -> pl.DataFrame:
+def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool, game: str) -> pl.DataFrame:
     data: dict[str, Any] = {}
     for name, col in _KERNEL_COLUMNS.items():
         values = rows[:, col]
@@ -193,6 +191,9 @@ def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool) 
             data[name] = pl.Series(name, np.array(_BLOCKED_NAMES)[values], dtype=pl.Categorical)
         else:
             data[name] = values.astype(np.int32)
+    data["contract"] = (
+        (rows[:, E.R_ROUND] % 7 + 1).astype(np.int8) if game == "contrat" else np.zeros(len(rows), dtype=np.int8)
+    )
     names = np.array([s.name for s in chosen])
     index = rows[:, E.R_SEAT]
     if rotate:
@@ -220,7 +221,9 @@ def game_summary(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def scripted_deal(ruleset: Ruleset, hands: Sequence[str], pile: str, stock: str = "", seed: int = 0) -> np.ndarray:
+def scripted_deal(
+    ruleset: Ruleset, hands: Sequence[str], pile: str, stock: str = "", seed: int = 0, round_index: int = 0
+) -> np.ndarray:
     """The deck order that deals ``hands`` (seat 0 first), ``pile`` and then ``stock``.
 
     ``stock`` lists the stock's top cards, top first; the cards of the deck
@@ -234,8 +237,9 @@ def scripted_deal(ruleset: Ruleset, hands: Sequence[str], pile: str, stock: str 
     if len(hands) != ruleset.players:
         raise ValueError(f"{len(hands)} hands for {ruleset.players} players")
     dealt = [cardlib.parse(h) for h in hands]
+    first = round_index % ruleset.players
     for seat, hand in enumerate(dealt):
-        expected = ruleset.hand_size(0) + (1 if seat == 0 and ruleset.first_player_extra_card else 0)
+        expected = ruleset.hand_size(round_index) + (1 if seat == first and ruleset.first_player_extra_card else 0)
         if len(hand) != expected:
             raise ValueError(f"seat {seat} holds {len(hand)} cards; the deal gives {expected}")
     top = cardlib.parse(pile)
@@ -249,7 +253,9 @@ def scripted_deal(ruleset: Ruleset, hands: Sequence[str], pile: str, stock: str 
         raise ValueError(f"more copies than the deck holds of: {cardlib.format(extra)}")
     rest = np.array([int(c) for c, n in sorted(left.items()) for _ in range(n)], dtype=np.int64)
     np.random.default_rng(seed).shuffle(rest)
-    return np.array([int(c) for c in named] + list(rest), dtype=np.int64)
+    # The engine deals from the round's first player round the table.
+    in_turn_order = [c for k in range(ruleset.players) for c in dealt[(first + k) % ruleset.players]]
+    return np.array([int(c) for c in in_turn_order + top + cardlib.parse(stock)] + list(rest), dtype=np.int64)
 
 
 def play_traced(
@@ -265,9 +271,10 @@ def play_traced(
     """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
 
     The game is the very one :func:`simulate` plays under the same seed.
-    ``deal`` scripts the first round instead: ``{"hands": [...], "pile": "9♠",
-    "stock": "6♥ ..."}`` in card notation (seat 0 plays first; see
-    :func:`scripted_deal`).
+    ``deal`` scripts one round instead: ``{"hands": [...], "pile": "9♠",
+    "stock": "6♥ ...", "round": 0}`` in card notation, hands listed by seat
+    (the round's first player is seat ``round mod players``; see
+    :func:`scripted_deal`); the rounds before it are played as usual.
     """
     r, chosen = resolve(ruleset, strategies)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
@@ -276,9 +283,12 @@ def play_traced(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     ev = np.zeros((max_events, E.N_EV), dtype=np.int32)
     order = np.zeros(0, dtype=np.int64)
+    order_round = 0
     if deal is not None:
-        order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed)
-    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, bool(rotate))
+        order_round = _check_count("deal round", deal.get("round", 0), 0)
+        order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
+    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
+                                  bool(rotate))
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
     head = {

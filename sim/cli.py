@@ -132,11 +132,35 @@ def _summary(df, elapsed: float) -> list[str]:
     return lines
 
 
+def _seat_strategies(text: str) -> list[str]:
+    """One strategy per seat from ``--strategies``.
+
+    Items are comma separated; an item ``name=value`` (no strategy name has
+    ``=``) continues the parameters of the strategy before it, so
+    ``"greedy:jokers=2,open_extra=10,random"`` is two seats.
+    """
+    seats: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item:
+            if not seats or ":" not in seats[-1]:
+                raise click.BadParameter(
+                    f"{item!r} follows no strategy with parameters; write e.g. greedy:{item}",
+                    param_hint="--strategies",
+                )
+            seats[-1] += "," + item
+        else:
+            seats.append(item)
+    return seats
+
+
 @main.command("simulate")
 @_ruleset_option
 @_set_option
 @click.option("--strategies", "seat_names", default="greedy,greedy,greedy,greedy", show_default=True,
-              help="One strategy per seat, comma separated (see `rami strategies`).")
+              help="One strategy per seat, comma separated; parameters by name as in "
+                   "greedy:jokers=2,open_extra=10 (see `rami strategies`).")
 @click.option("--games", "n_games", type=int, default=10_000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed.")
 @click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="all cores",
@@ -151,7 +175,7 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
     import sim
 
     r = _ruleset(ruleset, overrides)
-    names = [n.strip() for n in seat_names.split(",") if n.strip()]
+    names = _seat_strategies(seat_names)
     # Check the output place before playing, so no computed result is lost.
     if not out.parent.exists() or not os.access(out.parent, os.W_OK):
         raise click.ClickException(f"cannot write {out}: folder {out.parent} is missing or not writable")
@@ -170,10 +194,53 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
     click.echo(f"results: {out} ({df.height:,} rows)")
 
 
-@main.command("strategies")
-def list_strategies() -> None:
-    """List the strategies and what they do."""
+def _strategy_listing() -> dict:
+    """Every strategy (name, kind, description, parameter values) and the parameter table, as plain data."""
     import strategies
+    from strategies.policies import KIND_HEURISTIC, KIND_RANDOM
 
-    for s in strategies.STRATEGIES.values():
-        click.echo(f"{s.name:10} {s.description}")
+    kinds = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic"}
+    return {
+        "strategies": [
+            {
+                "name": s.name,
+                "kind": kinds.get(s.kind, str(s.kind)),
+                "description": s.description,
+                "params": {k: float(v) for k, v in s.params.items()},
+            }
+            for s in strategies.STRATEGIES.values()
+        ],
+        "parameters": [
+            {"name": name, "index": index, "low": low, "high": high, "meaning": meaning}
+            for name, (index, low, high, meaning) in strategies.PARAMETERS.items()
+        ],
+    }
+
+
+@main.command("strategies")
+@click.option("--json", "as_json", is_flag=True, help="Print the same as JSON, for tools.")
+def list_strategies(as_json: bool) -> None:
+    """List the strategies, their parameter values, and what each parameter means.
+
+    Change parameters by name, e.g.
+    rami simulate --strategies "greedy:jokers=2,open_extra=10,greedy,greedy,greedy"
+    (see docs/strategies.md).
+    """
+    import json
+
+    listing = _strategy_listing()
+    if as_json:
+        click.echo(json.dumps(listing, indent=2))
+        return
+    indent = " " * 11
+    for s in listing["strategies"]:
+        click.echo(click.wrap_text(s["description"], width=100, initial_indent=f"{s['name']:10} ",
+                                   subsequent_indent=indent))
+        values = " ".join(f"{k}={v:g}" for k, v in s["params"].items()) or "(no parameters)"
+        click.echo(click.wrap_text(values, width=100, initial_indent=indent, subsequent_indent=indent))
+    click.echo("")
+    click.echo(f"{'parameter':12} {'range':7} meaning")
+    for p in listing["parameters"]:
+        click.echo(f"{p['name']:12} {str(p['low']) + '-' + str(p['high']):7} {p['meaning']}")
+    click.echo("")
+    click.echo('Change parameters by name: --strategies "greedy:jokers=2,open_extra=10,greedy" (docs/strategies.md).')

@@ -15,7 +15,7 @@ from strategies.policies import OPEN_ALL
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}
-_BLOCKED = {1: "stock", 2: "turn_cap", 3: "cycle"}
+_BLOCKED = {1: "stock", 2: "turn_cap", 3: "cycle", 4: "table_closed"}
 
 
 def meld_cards(kind: int, key: int, start: int, end: int, jpos: int, joker: int) -> tuple[str, str | None]:
@@ -102,6 +102,9 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
         elif t == E.EV_RECOVER:
             out.append({"type": "recover", "round": rnd, "seat": int(r[2]), "id": int(r[3]),
                         "card": _card(r[4])})
+        elif t == E.EV_MAY_I:
+            out.append({"type": "may_i", "round": rnd, "seat": int(r[2]), "card": _card(r[3]),
+                        "penalty": _card(r[4])})
         elif t == E.EV_DISCARD:
             out.append({"type": "discard", "round": rnd, "seat": int(r[2]), "card": _card(r[3])})
         elif t == E.EV_OUT:

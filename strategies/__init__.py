@@ -19,7 +19,8 @@ name            what it does
                 jokers, discards its highest-penalty card that fits nothing
 ``cautious``    waits for a comfortable opening (15 points above the
                 threshold), keeps its jokers for the opening, holds back cards
-                of its own near-melds, and never feeds the next player
+                of its own melds from the table, and weighs heavily against
+                feeding the next player
 ``expert``      plays like greedy but discards with judgement: keeps cards
                 close to melds, weighted by how many of the missing cards are
                 still unseen, and avoids what the next player can use
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, PARAMETERS
+from strategies.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, PARAMETERS
 
 __all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "get", "parameter_arrays"]
 
@@ -54,10 +55,10 @@ class Strategy:
 
     def with_params(self, **changes: float) -> "Strategy":
         """The same strategy with some parameters changed, named after the change."""
-        for key, value in changes.items():
-            _check_param(key, value)
         if self.kind == KIND_RANDOM:
             raise ValueError("the random strategy has no parameters to change")
+        for key, value in changes.items():
+            _check_param(key, value)
         label = ",".join(f"{k}={v:g}" for k, v in changes.items())
         return Strategy(f"{self.name}:{label}", self.kind, {**self.params, **changes}, self.description)
 
@@ -75,6 +76,8 @@ def _check_param(key: str, value: float) -> None:
     _, low, high, meaning = PARAMETERS[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not low <= value <= high:
         raise ValueError(f"strategy parameter {key} = {value!r} must be a number from {low} to {high} ({meaning})")
+    if key in CHOICE_PARAMETERS and value != int(value):
+        raise ValueError(f"strategy parameter {key} = {value!r} selects a behaviour: a whole number from {low} to {high}")
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -87,8 +90,8 @@ STRATEGIES: dict[str, Strategy] = {
     "cautious": Strategy(
         "cautious", KIND_HEURISTIC,
         {**_GREEDY, "open_extra": 15, "jokers": 1, "add": 0, "discard": 2, "near_weight": 2.0, "feed_weight": 8.0},
-        "waits for a comfortable opening, keeps jokers for it, holds back cards of its near-melds, "
-        "never feeds the next player",
+        "waits for a comfortable opening, keeps jokers for it, holds back cards of its own melds, "
+        "weighs heavily against feeding the next player",
     ),
     "expert": Strategy(
         "expert", KIND_HEURISTIC,
@@ -116,6 +119,8 @@ def get(strategy: "str | Strategy") -> Strategy:
         key, eq, value = item.partition("=")
         if not eq:
             raise ValueError(f"bad strategy parameter {item!r} in {strategy!r}: expected name=value")
+        if key.strip() in values:
+            raise ValueError(f"strategy parameter {key.strip()} is given twice in {strategy!r}")
         try:
             values[key.strip()] = float(value)
         except ValueError:

@@ -3,9 +3,9 @@
 A seat plays a policy *kind* with a parameter vector (``params[seat]``). The
 engine asks four questions, each answered from the observation it passes:
 the player's own hand, the public counts ``pub`` (cards on the table, in the
-pile, taken from the pile by each seat, who has opened), every seat's hand
-size, and facts it computed about the legal choices. Never another hand or
-the stock.
+pile, taken from the pile by each seat, who has opened), the scalars of
+``view`` (its hand size, the stock size, the opening threshold, ...), and
+facts it computed about the legal choices. Never another hand or the stock.
 
 * :func:`choose_take`: take the pile's top card instead of drawing?
 * :func:`choose_action`: which legal laying action next (or stop)?
@@ -19,29 +19,32 @@ live in :mod:`strategies`.
 The heuristic family's parameters (``params[P_*]``)
 ---------------------------------------------------
 
-=================  =====  ====================================================
-parameter          range  meaning
-=================  =====  ====================================================
-``P_JOKERS``       0-2    0: lay jokers as soon as they help; 1: use them in
-                          the opening, afterwards only to go out; 2: keep them
-                          for going out in one turn (rami sec)
-``P_OPEN_EXTRA``   >= 0   open only with at least threshold + this many points
-``P_OPEN_CARDS``   >= 0   open only when laying at least this many cards
-``P_OPEN_ALL``     0-1    1: open only when the whole hand goes down
-``P_DISCARD``      0-2    0: highest penalty among the cards that fit nothing;
-                          1: keep cards close to melds, weighted by how many
-                          copies of the missing cards are unseen; 2: as 1, and
-                          avoid feeding the next player
-``P_NEAR_WEIGHT``  >= 0   points a near-meld is worth per unseen missing copy
-``P_FEED_WEIGHT``  >= 0   points of penalty for a card the next player may use
-``P_TAKE_NEAR``    0-1    take the pile's top also when it only builds a
-                          near-meld (where the rules let a taken card be kept)
-``P_ADD``          0-1    1: add cards to table melds eagerly; 0: hold back
-                          cards that sit in a meld or near-meld of the hand
-``P_RECOVER``      0-1    1: recover jokers whenever possible; 0: only to go out
-``P_MAY_I``        0-2    "Puis-je ?": 0 never; 1 when the card completes a
-                          meld; 2 also when it builds a near-meld
-=================  =====  ====================================================
+=================  ======  ===================================================
+parameter          range   meaning
+=================  ======  ===================================================
+``P_JOKERS``       0-2     0: lay jokers as soon as they help; 1: use them in
+                           the opening, afterwards only to go out; 2: keep them
+                           for going out in one turn (rami sec)
+``P_OPEN_EXTRA``   0-200   open only with at least threshold + this many points
+``P_OPEN_CARDS``   0-15    open only when laying at least this many cards
+``P_OPEN_ALL``     0-1     1: open only when the whole hand goes down
+``P_DISCARD``      0-2     0: highest penalty among the cards that fit nothing;
+                           1: keep cards close to melds, weighted by how many
+                           copies of the missing cards are unseen; 2: as 1, and
+                           avoid feeding the next player
+``P_NEAR_WEIGHT``  0-50    points a near-meld is worth per unseen missing copy
+``P_FEED_WEIGHT``  0-50    points of penalty for a card the next player may use
+``P_TAKE_NEAR``    0-1     take the pile's top also when it only builds a
+                           near-meld (where the rules let a taken card be kept)
+``P_ADD``          0-1     1: add cards to table melds eagerly; 0: hold back
+                           cards that sit in a meld of the hand
+``P_RECOVER``      0-1     1: recover jokers whenever possible; 0: only to go out
+``P_MAY_I``        0-2     "Puis-je ?": 0 never; 1 when the card completes a
+                           meld; 2 also when it builds a near-meld
+=================  ======  ===================================================
+
+The choice parameters (jokers, open_all, discard, take_near, add, recover,
+may_i) take whole numbers only.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ KIND_HEURISTIC = 1
 ) = range(11)
 N_PARAMS = 16
 
+CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i")
+"""Parameters that select a behaviour: whole numbers only."""
+
 PARAMETERS = {
     # name: (index, lowest, highest, meaning); the docs table above, as data.
     "jokers": (P_JOKERS, 0, 2, "0 lay when they help, 1 for the opening, 2 keep to go out"),
@@ -80,7 +86,7 @@ PARAMETERS = {
     "near_weight": (P_NEAR_WEIGHT, 0, 50, "points per unseen copy completing a near-meld"),
     "feed_weight": (P_FEED_WEIGHT, 0, 50, "penalty points for feeding the next player"),
     "take_near": (P_TAKE_NEAR, 0, 1, "take a discard that only builds a near-meld"),
-    "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards of the hand's melds"),
+    "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards that sit in a meld of the hand"),
     "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
     "may_i": (P_MAY_I, 0, 2, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too"),
 }

@@ -613,3 +613,84 @@ def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
         else:
             lo |= 1 << c
     return np.uint64(lo), np.uint64(hi), jk
+
+
+@njit(cache=True, nogil=True)
+def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
+    """The contract of a Rami contrat deal that lays the most cards.
+
+    Exactly ``sets`` sets and ``runs`` runs (at most three melds), disjoint,
+    from the candidates of the hand; with ``whole`` they must hold every card
+    of the hand (deal 7). ``forced`` (a card code, 52 for a joker, or -1) must
+    be used; at most ``card_limit`` cards are laid. Ties go to the higher
+    opening value. Returns ``(cards laid, points)``, ``(-1, 0)`` when no
+    contract can be laid, and the melds' candidate indices in ``out``.
+    """
+    wc = ws[0]
+    set_idx = wc[0]
+    run_idx = wc[1]
+    n_sets = 0
+    n_runs = 0
+    for k in range(n):
+        if c_info[k, I_KIND] == KIND_SET:
+            set_idx[n_sets] = k
+            n_sets += 1
+        else:
+            run_idx[n_runs] = k
+            n_runs += 1
+    total = sets + runs
+    if total < 1 or total > 3:
+        return -1, 0
+    best_cards = -1
+    best_points = 0
+    # Slot s holds a set when s < sets, else a run. Within a kind the indices
+    # never decrease, so each collection is tried once (the same meld may be
+    # taken twice when the hand holds both copies of its cards).
+    length = np.zeros(3, dtype=np.int64)
+    for slot in range(3):
+        if slot < total:
+            length[slot] = n_sets if slot < sets else n_runs
+        else:
+            length[slot] = 1  # an unused slot loops once
+    pick = np.zeros(3, dtype=np.int64)
+    for a in range(length[0]):
+        pick[0] = a
+        start1 = a if (total >= 2 and (1 < sets or sets == 0)) else 0
+        for b in range(start1, length[1]):
+            pick[1] = b
+            start2 = b if (total == 3 and (sets == 3 or sets <= 1)) else 0
+            for c in range(start2, length[2]):
+                pick[2] = c
+                # Lay the picked melds one after the other on a copy of the hand.
+                clo = lo
+                chi = hi
+                cjk = jk
+                cards = 0
+                points = 0
+                uses_forced = forced < 0
+                ok = True
+                for slot in range(total):
+                    k = set_idx[pick[slot]] if slot < sets else run_idx[pick[slot]]
+                    m = c_mask[k]
+                    joker = c_info[k, I_JOKER]
+                    if (m & ~clo) != ZERO or joker > cjk:
+                        ok = False
+                        break
+                    clo, chi = remove_mask(clo, chi, m)
+                    cjk -= joker
+                    cards += c_info[k, I_SIZE]
+                    points += c_info[k, I_POINTS]
+                    if forced == JOKER and joker:
+                        uses_forced = True
+                    elif 0 <= forced < JOKER and (m & bit(forced)):
+                        uses_forced = True
+                if not ok or not uses_forced or cards > card_limit:
+                    continue
+                if whole and (clo != ZERO or chi != ZERO or cjk != 0):
+                    continue
+                if cards > best_cards or (cards == best_cards and points > best_points):
+                    best_cards = cards
+                    best_points = points
+                    for slot in range(total):
+                        out[slot] = set_idx[pick[slot]] if slot < sets else run_idx[pick[slot]]
+    return best_cards, best_points

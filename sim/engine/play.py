@@ -44,6 +44,7 @@ from sim.engine.melds import (
     remove_card,
     remove_mask,
     search,
+    search_contract,
     workspace,
 )
 from sim.engine.rng import derive_seed, mix64, shuffle
@@ -93,6 +94,7 @@ from strategies.policies import (
     V_THRESHOLD,
     choose_action,
     choose_discard,
+    choose_may_i,
     choose_take,
     policy_is_deterministic,
 )
@@ -104,27 +106,30 @@ MAX_CARDS = 128
 MAX_ROUNDS = 200
 
 # Seat columns.
-S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN = range(8)
-N_S = 8
+S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN, S_MAY_I = range(9)
+N_S = 9
 # Round scalars.
 G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER, G_DETERMINISTIC, G_NFLIPS = range(16)
 N_G = 16
 
 # Event rows (12 int32 columns; column 0 the type, column 1 the round).
 EV_DEAL, EV_DRAW, EV_RESTOCK, EV_OPEN, EV_MELD, EV_ADD, EV_RECOVER, EV_DISCARD = 1, 2, 3, 4, 5, 6, 7, 8
-EV_CARD, EV_OUT, EV_BLOCKED, EV_ROUND_END, EV_SEAT, EV_GAME_END = 9, 10, 11, 12, 13, 14
+EV_CARD, EV_OUT, EV_BLOCKED, EV_ROUND_END, EV_SEAT, EV_GAME_END, EV_MAY_I = 9, 10, 11, 12, 13, 14, 15
 N_EV = 12
 WHERE_STOCK, WHERE_PILE = 10, 11
-BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP, BLOCK_CYCLE = 0, 1, 2, 3
-TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE = 0, 1, 2, 3, 4
+BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP, BLOCK_CYCLE, BLOCK_TABLE_CLOSED = 0, 1, 2, 3, 4
+TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE, TURN_CLOSED = 0, 1, 2, 3, 4, 5
 MAX_FLIPS = 64
+# Rami contrat: sets and runs of the contract of deals 1 .. 7 (RULES.md section 6).
+CONTRACT_SETS = (2, 1, 0, 3, 2, 1, 0)
+CONTRACT_RUNS = (0, 1, 2, 0, 1, 2, 3)
 
 # Result columns, one row per game, round and seat (documented in sim.api).
 R_GAME, R_ROUND, R_SEAT, R_FIRST, R_OPENED, R_OPEN_TURN, R_OPEN_POINTS = 0, 1, 2, 3, 4, 5, 6
 R_JOKERS_LAID, R_JOKERS_HELD, R_CARDS_LEFT, R_POINTS, R_WENT_OUT, R_RAMI_SEC = 7, 8, 9, 10, 11, 12
 R_BLOCKED, R_TURNS, R_TOTAL, R_TAKES, R_WINNER, R_WON, R_TRUNCATED, R_HAND_VALUE = 13, 14, 15, 16, 17, 18, 19, 20
-R_SEAT_TURNS = 21
-N_R = 22
+R_SEAT_TURNS, R_MAY_I = 21, 22
+N_R = 23
 
 
 @njit(cache=True, nogil=True)
@@ -238,6 +243,52 @@ def _table_accepts(g):
 
 
 @njit(cache=True, nogil=True)
+def _table_closed(rules, g, seats):
+    """Contrat: every player has laid its contract and the table takes no card."""
+    for s in range(rules.players):
+        if not seats[s, S_OPENED]:
+            return False
+    mask, joker = _table_accepts(g)
+    return mask == ZERO and not joker
+
+
+@njit(cache=True, nogil=True)
+def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile, pub, view):
+    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29)."""
+    granted = 0
+    for step in range(1, rules.players):
+        if granted >= rules.may_i_limit or g[G_PILE] == 0 or g[G_STOCK] == 0:
+            return
+        asker = (seat + step) % rules.players
+        top = pile[g[G_PILE] - 1]
+        lo, jk = h_lo[asker], h_jk[asker]
+        if top == JOKER:
+            completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
+        else:
+            completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+        view[V_SEAT] = asker
+        view[V_NEXT] = (asker + 1) % rules.players
+        view[V_HAND] = h_n[asker]
+        view[V_OPENED] = seats[asker, S_OPENED]
+        if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
+                            lo, h_hi[asker], pub, view):
+            continue
+        g[G_PILE] -= 1
+        pub[PUB_PILE, top] -= 1
+        pub[PUB_TOOK + asker, top] += 1
+        _take_card(h_lo, h_hi, h_jk, h_n, asker, top)
+        g[G_STOCK] -= 1
+        penalty = stock[g[G_STOCK]]
+        _take_card(h_lo, h_hi, h_jk, h_n, asker, penalty)
+        seats[asker, S_MAY_I] += 1
+        granted += 1
+        _event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
+    # The seat to move decides next: give it its own view back.
+    view[V_SEAT] = seat
+    view[V_NEXT] = (seat + 1) % rules.players
+
+
+@njit(cache=True, nogil=True)
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
     if n_after == 0:
@@ -297,7 +348,10 @@ def enumerate_actions(
         n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0, n_hand)
     out = ws[1][7]  # the workspace's spare row holds the chosen melds
     g[G_NCAND] = n_c
-    if not opened:
+    if not opened and rules.game == P.GAME_CONTRAT:
+        n_act = _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
+                                open_sel, open_n, act, facts, n_act, out, ws)
+    elif not opened:
         limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
         forced = pending if pending >= 0 else hint
         value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
@@ -318,7 +372,8 @@ def enumerate_actions(
             if value >= 0 and k > 0:
                 n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
                                       open_sel, open_n, 1, act, facts, n_act)
-    else:
+    elif rules.game != P.GAME_CONTRAT:
+        # New melds once opened (in contrat, after the contract, none).
         for k in range(n_c):
             m = c_mask[k]
             joker = c_info[k, I_JOKER]
@@ -370,7 +425,7 @@ def enumerate_actions(
 
 @njit(cache=True, nogil=True)
 def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open_sel, open_n, which,
-                  act, facts, n_act):
+                  act, facts, n_act, may_empty=False):
     nlo, nhi, njk = lo, hi, jk
     cards = 0
     points = 0
@@ -384,9 +439,37 @@ def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open
         jokers += c_info[c, I_JOKER]
         open_sel[which, i] = c
     open_n[which] = k
-    if not _leaves_ok(n_hand - cards, nlo, nhi, njk, taken, rules):
+    if not (may_empty and cards == n_hand) and not _leaves_ok(n_hand - cards, nlo, nhi, njk, taken, rules):
         return n_act
     return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers, n_hand - cards)
+
+
+@njit(cache=True, nogil=True)
+def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
+                    open_sel, open_n, act, facts, n_act, out, ws):
+    """The contract of this deal as opening actions (docs/rules.md items 26 and 28).
+
+    The contract laying the most cards, and the same kept free of jokers when
+    that differs. Deal 7 is laid only as the whole hand, which goes out.
+    """
+    deal = g[G_ROUND] % 7
+    sets = CONTRACT_SETS[deal]
+    runs = CONTRACT_RUNS[deal]
+    whole = deal == 6
+    limit = n_hand if whole else n_hand - 1
+    forced = pending if pending >= 0 else hint
+    cards, _ = search_contract(lo, hi, jk, n_c, c_mask, c_info, sets, runs, whole, forced, limit, out, ws)
+    if cards < 0:
+        return n_act
+    n_before = n_act
+    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, sets + runs,
+                          open_sel, open_n, 0, act, facts, n_act, whole)
+    if jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
+        cards, _ = search_contract(lo, hi, 0, n_c, c_mask, c_info, sets, runs, whole, forced, limit, out, ws)
+        if cards >= 0:
+            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, sets + runs,
+                                  open_sel, open_n, OPEN_NO_JOKER, act, facts, n_act, whole)
+    return n_act
 
 
 @njit(cache=True, nogil=True)
@@ -407,8 +490,11 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
             rlo, rhi = remove_card(lo, hi, code)
             rjk = jk + 1
             lays_pending = pending < 0 or pending == code
-            # Relay (a): a new meld from the hand holding the joker, the largest.
-            n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
+            # Relay (a): a new meld from the hand holding the joker, the largest
+            # (not in contrat, where no new meld follows the contract).
+            n_s = 0
+            if rules.game != P.GAME_CONTRAT:
+                n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
             best = -1
             for k in range(n_s):
                 if s_info[k, I_JOKER] and (s_mask[k] & ~rlo) == ZERO:
@@ -688,6 +774,8 @@ def play_turn(
     turn = g[G_TURN]
     if turn >= rules.turn_cap:
         return TURN_CAP
+    if rules.game == P.GAME_CONTRAT and _table_closed(rules, g, seats):
+        return TURN_CLOSED
     seat = (g[G_FIRST] + turn) % rules.players
     rnd = g[G_ROUND]
     kind = kinds[seat]
@@ -757,6 +845,9 @@ def play_turn(
             drawn = code
             _take_card(h_lo, h_hi, h_jk, h_n, seat, code)
             _event(ev, g, EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
+            if rules.may_i:
+                _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile,
+                       pub, view)
 
     # Laying.
     pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
@@ -850,6 +941,8 @@ def play_round(
             blocked = BLOCK_STOCK
         elif status == TURN_CYCLE:
             blocked = BLOCK_CYCLE
+        elif status == TURN_CLOSED:
+            blocked = BLOCK_TABLE_CLOSED
         else:
             blocked = BLOCK_TURN_CAP
         break
@@ -1011,7 +1104,7 @@ def _seed_round(seed, game, rnd, policy_rng, deck_rng):
 
 
 @njit(cache=True, nogil=True)
-def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order):
+def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
     """Play game ``game`` of the simulation seeded ``seed``.
 
     Writes one row per round and seat into ``res`` from row ``n_res``;
@@ -1019,7 +1112,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     ``max_rounds`` rounds (the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
     :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
-    not empty, scripts the first round's deal (see :func:`deal_round`).
+    not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`).
     """
     n_players = rules.players
     if n_res + max_rounds * n_players > res.shape[0]:
@@ -1044,7 +1137,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
         winner, blocked, rami_sec = play_round(
             rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
             kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
-            order if rnd == 0 else order[:0], flips, pub, view,
+            order if rnd == order_round else order[:0], flips, pub, view,
         )
         points = _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats)
         for s in range(n_players):
@@ -1075,6 +1168,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             row[R_TAKES] = seats[s, S_TAKES]
             row[R_HAND_VALUE] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
             row[R_SEAT_TURNS] = seats[s, S_TURNS]
+            row[R_MAY_I] = seats[s, S_MAY_I]
             n_res += 1
         rnd += 1
         done, winner_game = _game_over(rules, rnd, totals)
@@ -1199,7 +1293,7 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
         rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                         buffers, ws, order)
+                         buffers, ws, order, 0)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -1207,10 +1301,10 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
 
 
 @njit(cache=True, nogil=True)
-def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, rotate):
+def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
-    ``order`` scripts the first round's deal; empty for a shuffled one.
+    ``order`` scripts the deal of round ``order_round``; empty for shuffled deals.
     """
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
@@ -1218,7 +1312,8 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, rotate):
     game_kinds = kinds.copy()
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
-    play_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(), workspace(), order)
+    play_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(), workspace(),
+              order, order_round)
     return g[G_NEV], g[G_OVERFLOW]
 
 

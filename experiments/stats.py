@@ -1,0 +1,92 @@
+"""Interval estimates for experiment metrics: pure functions over numpy arrays.
+
+Each function takes one sample of independent units (in a clustered design,
+one value per cluster, e.g. per game) and returns an interval for its mean.
+Randomness enters only through an explicit seed or ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["bootstrap_interval", "normal_interval"]
+
+
+def _sample(values: np.ndarray | list[float], minimum: int) -> np.ndarray:
+    sample = np.asarray(values, dtype=np.float64)
+    if sample.ndim != 1:
+        raise ValueError(f"expected a 1-D sample, got an array of shape {sample.shape}")
+    if sample.size < minimum:
+        raise ValueError(f"need at least {minimum} values, got {sample.size}")
+    if not np.all(np.isfinite(sample)):
+        raise ValueError("the sample holds NaN or infinite values")
+    return sample
+
+
+def normal_interval(values: np.ndarray | list[float], z: float = 1.96) -> tuple[float, float, float]:
+    """Mean and normal-approximation interval ``mean ± z·sd/√n``.
+
+    Parameters
+    ----------
+    values : array of float, shape (n,)
+        One value per independent unit (n >= 2); ``sd`` is the sample
+        standard deviation (``ddof=1``).
+    z : float
+        Normal quantile; 1.96 gives a 95% interval.
+
+    Returns
+    -------
+    (mean, low, high) : tuple of float
+    """
+    sample = _sample(values, 2)
+    mean = float(sample.mean())
+    half = z * float(sample.std(ddof=1)) / math.sqrt(sample.size)
+    return mean, mean - half, mean + half
+
+
+def bootstrap_interval(
+    values: np.ndarray | list[float],
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval for the mean.
+
+    Draws ``n_resamples`` samples of size ``n`` with replacement from
+    ``values``, takes the mean of each, and returns the ``(1 - level) / 2``
+    and ``(1 + level) / 2`` quantiles of those means.
+
+    Parameters
+    ----------
+    values : array of float, shape (n,)
+        One value per independent unit (n >= 1), e.g. one per game so that
+        the resampling respects the clustering of rounds within games.
+    seed : int or numpy.random.Generator
+        The resampling's random state; the same seed gives the same interval.
+    n_resamples : int
+        Bootstrap resamples.
+    level : float
+        Coverage, strictly between 0 and 1.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+    """
+    sample = _sample(values, 1)
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a whole number of at least 1, got {n_resamples!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    n = sample.size
+    means = np.empty(n_resamples, dtype=np.float64)
+    # Chunks of resamples keep the index array small for large samples.
+    chunk = max(1, 4_000_000 // n)
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = sample[idx].mean(axis=1)
+    low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return float(low), float(high)
