@@ -4,13 +4,15 @@ Run: python benchmarks/bench_engine.py [--games N] [--quick]
 
 Prints, after compilation (a warm-up run is not timed):
 - rounds/s and games/s for 2 and 4 players, `greedy` and `random`, under
-  rami51, and for 4 greedy players of basic rummy, on one worker and on
-  every core, with the scaling efficiency;
+  rami51, and for 4 greedy players of basic rummy and of Rami contrat (a
+  contrat game is seven deals), on one worker and on every core, with the
+  scaling efficiency;
 - the median and 99th percentile of the compiled best_opening on random
   14-card hands of the 108-card deck.
 Targets: >= 20,000 rami51 rounds/s per core for 4 greedy players, scaling
 within 15% of linear, best_opening median < 5 us; >= 50,000 basic rummy
-rounds/s per core for 4 greedy players.
+rounds/s per core for 4 greedy players; >= 2,000 complete seven-deal Rami
+contrat games/s per core for 4 greedy players.
 """
 
 from __future__ import annotations
@@ -59,10 +61,13 @@ def main() -> None:
     print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
     cases.append(("basic", 4, "greedy"))
+    cases.append(("contrat", 4, "greedy"))
     for ruleset, players, name in cases:
         n = games if name == "greedy" else max(20, games // 20)
         if ruleset == "basic":
             n *= 3
+        if ruleset == "contrat":
+            n = max(50, n // 3)
         one, one_g, rounds = rate(ruleset, [name] * players, n, 1)
         print(f"{ruleset:>7} {players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
         if cores > 1:

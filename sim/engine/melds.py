@@ -616,81 +616,162 @@ def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
 
 
 @njit(cache=True, nogil=True)
+def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
+    """Lay candidate ``k`` on the hand ``(clo, chi, cjk)`` if it fits.
+
+    Returns ``(fits, lo, hi, jk, cards, points, uses_forced)``.
+    """
+    m = c_mask[k]
+    joker = c_info[k, I_JOKER]
+    if (m & ~clo) != ZERO or joker > cjk:
+        return False, clo, chi, cjk, 0, 0, False
+    nlo, nhi = remove_mask(clo, chi, m)
+    uses = (forced == JOKER and joker == 1) or (0 <= forced < JOKER and (m & bit(forced)) != ZERO)
+    return True, nlo, nhi, cjk - joker, c_info[k, I_SIZE], c_info[k, I_POINTS], uses
+
+
+@njit(cache=True, nogil=True)
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
+    """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
+
+    A contract that must use card ``forced`` is searched from the melds
+    holding that card: each is laid first and the rest of the contract is
+    searched freely in what remains, which is far quicker when the card fits
+    few melds (the usual case: the card just drawn).
+    """
+    if forced < 0:
+        return _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws)
+    best_cards = -1
+    best_points = 0
+    sub = ws[1][8]
+    for k in range(n):
+        kind = c_info[k, I_KIND]
+        if (kind == KIND_SET and sets == 0) or (kind != KIND_SET and runs == 0):
+            continue
+        fit, lo1, hi1, jk1, cards1, pts1, used = _contract_slot(k, lo, hi, jk, c_mask, c_info, forced)
+        if not fit or not used or cards1 > card_limit:
+            continue
+        rest_sets = sets - (1 if kind == KIND_SET else 0)
+        rest_runs = runs - (0 if kind == KIND_SET else 1)
+        cards2, pts2 = _contract(lo1, hi1, jk1, n, c_mask, c_info, rest_sets, rest_runs, whole,
+                                 card_limit - cards1, sub, ws)
+        if cards2 < 0:
+            continue
+        cards = cards1 + cards2
+        points = pts1 + pts2
+        if cards > best_cards or (cards == best_cards and points > best_points):
+            best_cards, best_points = cards, points
+            out[0] = k
+            for i in range(rest_sets + rest_runs):
+                out[1 + i] = sub[i]
+    return best_cards, best_points
+
+
+@njit(cache=True, nogil=True)
+def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards.
 
-    Exactly ``sets`` sets and ``runs`` runs (at most three melds), disjoint,
+    Exactly ``sets`` sets and ``runs`` runs (two or three melds), disjoint,
     from the candidates of the hand; with ``whole`` they must hold every card
     of the hand (deal 7). ``forced`` (a card code, 52 for a joker, or -1) must
     be used; at most ``card_limit`` cards are laid. Ties go to the higher
     opening value. Returns ``(cards laid, points)``, ``(-1, 0)`` when no
     contract can be laid, and the melds' candidate indices in ``out``.
+
+    The melds are picked slot by slot (sets first, then runs, indices never
+    decreasing within a kind so each collection is tried once; the same meld
+    may be taken twice when the hand holds both copies of its cards), and a
+    partial pick that no longer fits the hand is abandoned at once. One to
+    three melds; no card is forced here (see :func:`search_contract`).
     """
-    wc = ws[0]
-    set_idx = wc[0]
-    run_idx = wc[1]
-    n_sets = 0
-    n_runs = 0
-    for k in range(n):
-        if c_info[k, I_KIND] == KIND_SET:
-            set_idx[n_sets] = k
-            n_sets += 1
-        else:
-            run_idx[n_runs] = k
-            n_runs += 1
+    forced = -1
     total = sets + runs
     if total < 1 or total > 3:
         return -1, 0
+    wc = ws[0]
+    set_idx = wc[0]
+    run_idx = wc[1]
+    # Largest melds first, so that good contracts come early and the size
+    # bounds below cut the rest of each loop.
+    n_sets = 0
+    n_runs = 0
+    for size in range(14, 2, -1):
+        for k in range(n):
+            if c_info[k, I_SIZE] != size:
+                continue
+            if c_info[k, I_KIND] == KIND_SET:
+                set_idx[n_sets] = k
+                n_sets += 1
+            else:
+                run_idx[n_runs] = k
+                n_runs += 1
+    n_cards = popcount(lo) + popcount(hi) + jk
+    ceiling = min(n_cards, card_limit)  # no contract lays more
+    biggest_set = c_info[set_idx[0], I_SIZE] if n_sets > 0 else 0
+    biggest_run = c_info[run_idx[0], I_SIZE] if n_runs > 0 else 0
     best_cards = -1
     best_points = 0
-    # Slot s holds a set when s < sets, else a run. Within a kind the indices
-    # never decrease, so each collection is tried once (the same meld may be
-    # taken twice when the hand holds both copies of its cards).
-    length = np.zeros(3, dtype=np.int64)
-    for slot in range(3):
-        if slot < total:
-            length[slot] = n_sets if slot < sets else n_runs
-        else:
-            length[slot] = 1  # an unused slot loops once
-    pick = np.zeros(3, dtype=np.int64)
-    for a in range(length[0]):
-        pick[0] = a
-        start1 = a if (total >= 2 and (1 < sets or sets == 0)) else 0
-        for b in range(start1, length[1]):
-            pick[1] = b
-            start2 = b if (total == 3 and (sets == 3 or sets <= 1)) else 0
-            for c in range(start2, length[2]):
-                pick[2] = c
-                # Lay the picked melds one after the other on a copy of the hand.
-                clo = lo
-                chi = hi
-                cjk = jk
-                cards = 0
-                points = 0
-                uses_forced = forced < 0
-                ok = True
-                for slot in range(total):
-                    k = set_idx[pick[slot]] if slot < sets else run_idx[pick[slot]]
-                    m = c_mask[k]
-                    joker = c_info[k, I_JOKER]
-                    if (m & ~clo) != ZERO or joker > cjk:
-                        ok = False
-                        break
-                    clo, chi = remove_mask(clo, chi, m)
-                    cjk -= joker
-                    cards += c_info[k, I_SIZE]
-                    points += c_info[k, I_POINTS]
-                    if forced == JOKER and joker:
-                        uses_forced = True
-                    elif 0 <= forced < JOKER and (m & bit(forced)):
-                        uses_forced = True
-                if not ok or not uses_forced or cards > card_limit:
+    len0 = n_sets if sets >= 1 else n_runs
+    len1 = (n_sets if sets >= 2 else n_runs) if total >= 2 else 1
+    len2 = (n_sets if sets >= 3 else n_runs) if total == 3 else 1
+    same01 = sets >= 2 or sets == 0  # slots 0 and 1 of one kind
+    same12 = sets == 3 or sets <= 1
+    # The most the slots after slot 0 and slot 1 can still add.
+    most_after0 = ((biggest_set if sets >= 2 else biggest_run) if total >= 2 else 0) + (
+        (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
+    )
+    most_after1 = (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
+    for a in range(len0):
+        if best_cards >= ceiling:
+            break  # nothing can lay more cards
+        ka = set_idx[a] if sets >= 1 else run_idx[a]
+        if c_info[ka, I_SIZE] + most_after0 < best_cards:
+            break  # the melds are sorted by size: no later pick does better
+        fit, lo1, hi1, jk1, cards1, pts1, used1 = _contract_slot(ka, lo, hi, jk, c_mask, c_info, forced)
+        if not fit:
+            continue
+        if total == 1:
+            if cards1 > card_limit or (whole and (lo1 | hi1) != ZERO) or (whole and jk1 != 0):
+                continue
+            if cards1 > best_cards or (cards1 == best_cards and pts1 > best_points):
+                best_cards, best_points = cards1, pts1
+                out[0] = ka
+            continue
+        for b in range(a if same01 else 0, len1):
+            kb = set_idx[b] if sets >= 2 else run_idx[b]
+            if cards1 + c_info[kb, I_SIZE] + most_after1 < best_cards:
+                break
+            fit, lo2, hi2, jk2, cards2, pts2, used2 = _contract_slot(kb, lo1, hi1, jk1, c_mask, c_info, forced)
+            if not fit:
+                continue
+            cards12 = cards1 + cards2
+            used12 = used1 or used2
+            if total == 2:
+                cards, points, used, rest = cards12, pts1 + pts2, used12, lo2 | hi2
+                left_jokers = jk2
+                if (forced >= 0 and not used) or cards > card_limit:
                     continue
-                if whole and (clo != ZERO or chi != ZERO or cjk != 0):
+                if whole and (rest != ZERO or left_jokers != 0):
                     continue
                 if cards > best_cards or (cards == best_cards and points > best_points):
-                    best_cards = cards
-                    best_points = points
-                    for slot in range(total):
-                        out[slot] = set_idx[pick[slot]] if slot < sets else run_idx[pick[slot]]
+                    best_cards, best_points = cards, points
+                    out[0], out[1] = ka, kb
+                continue
+            for c in range(b if same12 else 0, len2):
+                kc = set_idx[c] if sets >= 3 else run_idx[c]
+                size_c = c_info[kc, I_SIZE]
+                if cards12 + size_c < best_cards:
+                    break
+                if whole and cards12 + size_c != n_cards:
+                    continue
+                if cards12 + size_c > card_limit:
+                    continue
+                fit, lo3, hi3, jk3, cards3, pts3, used3 = _contract_slot(kc, lo2, hi2, jk2, c_mask, c_info, forced)
+                if not fit or (forced >= 0 and not (used12 or used3)):
+                    continue
+                cards = cards12 + cards3
+                points = pts1 + pts2 + pts3
+                if cards > best_cards or (cards == best_cards and points > best_points):
+                    best_cards, best_points = cards, points
+                    out[0], out[1], out[2] = ka, kb, kc
     return best_cards, best_points

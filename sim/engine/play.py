@@ -281,6 +281,8 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
         penalty = stock[g[G_STOCK]]
         _take_card(h_lo, h_hi, h_jk, h_n, asker, penalty)
         seats[asker, S_MAY_I] += 1
+        # Two cards joined the hand outside its turn: what it could lay is unknown again.
+        seats[asker, S_NO_OPEN] = 0
         granted += 1
         _event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
     # The seat to move decides next: give it its own view back.
