@@ -298,5 +298,7 @@ def play_traced(
         "strategies": [chosen[(seat - game) % len(chosen) if rotate else seat].name for seat in range(len(chosen))],
         "max_rounds": max_rounds,
         "deterministic": bool(E._deterministic(kr, kinds, params)),
+        "seed": int(seed),
+        "game": game,
     }
     return [head, *events_to_dicts(ev[:n_ev], r.players)]

@@ -688,6 +688,21 @@ def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out,
     total = sets + runs
     if total < 1 or total > 3:
         return -1, 0
+    if whole:
+        # Every card must sit in one of the melds: a card in no candidate, or
+        # more suits than runs when there is no set, rules the hand out at once.
+        useful = ZERO
+        for k in range(n):
+            useful |= c_mask[k]
+        if (lo & ~useful) != ZERO:
+            return -1, 0
+        if sets == 0:
+            suits = 0
+            for suit in range(4):
+                if (lo >> np.uint64(13 * suit)) & SUIT_BITS:
+                    suits += 1
+            if suits > runs:
+                return -1, 0
     wc = ws[0]
     set_idx = wc[0]
     run_idx = wc[1]
