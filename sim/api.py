@@ -178,7 +178,16 @@ def simulate(
                 results.append(rows)
                 if progress:
                     progress(min(batch_size, n_games - start))
+    _raise_policy_errors(chosen)
     return _frame(np.concatenate(results), chosen, bool(rotate), r.game)
+
+
+def _raise_policy_errors(chosen: list[strategy_lib.Strategy]) -> None:
+    """Raise what a Python policy raised during the run (see strategies.user)."""
+    if any(s.kind == strategy_lib.policies.KIND_PYTHON for s in chosen):
+        from strategies import user
+
+        user.raise_pending()
 
 
 def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool, game: str) -> pl.DataFrame:
@@ -289,6 +298,7 @@ def play_traced(
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
     n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
                                   bool(rotate))
+    _raise_policy_errors(chosen)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
     head = {

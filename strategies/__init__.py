@@ -25,6 +25,9 @@ name            what it does
                 close to melds, weighted by how many of the missing cards are
                 still unseen, and avoids what the next player can use
 ==============  =============================================================
+
+Strategies written in Python are registered with
+:func:`strategies.user.register` and then used by name like these.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, PARAMETERS
+from strategies import policies
+from strategies.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT, PARAMETERS
 
 __all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "get", "parameter_arrays"]
 
@@ -52,21 +56,23 @@ class Strategy:
     kind: int
     params: dict[str, float] = field(default_factory=dict)
     description: str = ""
+    slot: int = -1  # a Python policy's slot in strategies.user
 
     def with_params(self, **changes: float) -> "Strategy":
         """The same strategy with some parameters changed, named after the change."""
-        if self.kind == KIND_RANDOM:
-            raise ValueError("the random strategy has no parameters to change")
+        if self.kind != KIND_HEURISTIC:
+            raise ValueError(f"the {self.name} strategy has no parameters to change")
         for key, value in changes.items():
             _check_param(key, value)
         label = ",".join(f"{k}={v:g}" for k, v in changes.items())
-        return Strategy(f"{self.name}:{label}", self.kind, {**self.params, **changes}, self.description)
+        return Strategy(f"{self.name}:{label}", self.kind, {**self.params, **changes}, self.description, self.slot)
 
     def vector(self) -> np.ndarray:
         """The parameter vector the kernels read."""
         out = np.zeros(N_PARAMS, dtype=np.float64)
         for key, value in self.params.items():
             out[PARAMETERS[key][0]] = value
+        out[P_SLOT] = self.slot
         return out
 
 

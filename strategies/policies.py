@@ -49,14 +49,22 @@ may_i) take whole numbers only.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from numba import njit
+from numba import njit, objmode
+from numba.core.errors import NumbaWarning
+
+# Numba notes, when compiling the callback to Python policies, that the GIL is
+# taken inside that block: expected (only Python seats pay it), so not shown.
+warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
 from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
 from sim.engine.rng import below
 
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
+KIND_PYTHON = 2  # a user policy written in Python (strategies.user), called back
 
 (
     P_JOKERS,
@@ -72,6 +80,7 @@ KIND_HEURISTIC = 1
     P_MAY_I,
 ) = range(11)
 N_PARAMS = 16
+P_SLOT = 15  # KIND_PYTHON: the policy's slot in strategies.user
 
 CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i")
 """Parameters that select a behaviour: whole numbers only."""
@@ -107,14 +116,25 @@ PUB_OPENED = 8  # pub[8, seat]: the seat has opened
 N_PUB = 9
 
 # Scalars of the observation ``view``.
-V_SEAT, V_NEXT, V_HAND, V_THRESHOLD, V_STOCK, V_DECKS, V_MIN_RUN, V_ACE_HIGH, V_OPENED = range(9)
-N_VIEW = 9
+V_SEAT, V_NEXT, V_HAND, V_THRESHOLD, V_STOCK, V_DECKS, V_MIN_RUN, V_ACE_HIGH, V_OPENED, V_JOKERS = range(10)
+V_ACCEPT, V_ACCEPT_JOKER = 10, 11  # the natural cards (a 52-bit mask) and whether a joker the table takes
+N_VIEW = 12
+
+# Questions put to a Python policy (strategies.user).
+Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3
+
+
+def _python_decide(question, slot, a, b, c, lo, hi, view, pub):
+    """Ask the user policy in ``slot`` (plain Python, called from compiled code)."""
+    from strategies import user
+
+    return user.decide(question, slot, a, b, c, lo, hi, view, pub)
 
 
 @njit(cache=True, nogil=True)
 def policy_is_deterministic(kind, params):
     """Whether the policy's choices depend on the position alone (no random stream)."""
-    return kind != KIND_RANDOM
+    return kind == KIND_HEURISTIC
 
 
 @njit(cache=True, nogil=True)
@@ -199,6 +219,11 @@ def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pu
     """
     if kind == KIND_RANDOM:
         return below(rng, seat, 2) == 1
+    if kind == KIND_PYTHON:
+        slot = np.int64(params[P_SLOT])
+        with objmode(r="int64"):
+            r = _python_decide(Q_TAKE, slot, card, completes, fits_table, lo, hi, view, pub)
+        return r != 0
     if completes or fits_table or card == 52:
         return True
     return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0
@@ -209,6 +234,11 @@ def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     """Whether to say "Puis-je ?" for the pile's top ``card`` (contrat)."""
     if kind == KIND_RANDOM:
         return below(rng, seat, 2) == 1
+    if kind == KIND_PYTHON:
+        slot = np.int64(params[P_SLOT])
+        with objmode(r="int64"):
+            r = _python_decide(Q_MAY_I, slot, card, completes, False, lo, hi, view, pub)
+        return r != 0
     mode = params[P_MAY_I]
     if mode <= 0:
         return False
@@ -251,7 +281,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
 
 
 @njit(cache=True, nogil=True)
-def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk):
+def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, pub):
     """Index of the laying action to play among ``act[:n_act]``.
 
     The heuristic plays, among the actions its parameters allow, the one it
@@ -263,6 +293,13 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk):
     """
     if kind == KIND_RANDOM:
         return below(rng, seat, n_act)
+    if kind == KIND_PYTHON:
+        slot = np.int64(params[P_SLOT])
+        acts = act[:n_act]
+        known = facts[:n_act]
+        with objmode(r="int64"):
+            r = _python_decide(Q_ACTION, slot, acts, known, n_act, lo, hi, view, pub)
+        return r
     best = -1
     best_score = -1.0e18
     fallback = -1
@@ -306,6 +343,14 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
     """
     if kind == KIND_RANDOM:
         return legal[below(rng, seat, n_legal)]
+    if kind == KIND_PYTHON:
+        slot = np.int64(params[P_SLOT])
+        cards = legal[:n_legal]
+        costs = penalty[:n_legal]
+        melded = in_meld[:n_legal]
+        with objmode(r="int64"):
+            r = _python_decide(Q_DISCARD, slot, cards, costs, melded, lo, hi, view, pub)
+        return r
     mode = params[P_DISCARD]
     best = -1
     best_score = -1.0e18

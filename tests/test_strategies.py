@@ -16,7 +16,7 @@ import strategies as S
 from experiments.expert_vs_greedy import game_differences, verdict, win_shares
 from experiments.stats import bootstrap_interval, normal_interval
 from sim.cli import _seat_strategies, main
-from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
+from strategies.policies import P_SLOT, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
 
 PRESETS = ["random", "greedy", "cautious", "expert"]
 
@@ -121,7 +121,8 @@ def test_parameters_sit_at_their_documented_index():
     # A distinct value per parameter, each inside its range, lands at its index.
     values = {name: min(high, 1 + i * 0.5) if high >= 1 else high
               for i, (name, (_, low, high, _)) in enumerate(S.PARAMETERS.items())}
-    values["jokers"], values["discard"], values["may_i"] = 2, 1, 0  # keep them distinct from the rest
+    # Choice parameters take whole numbers.
+    values.update(jokers=2, discard=1, may_i=0, open_all=1, take_near=1, add=0, recover=1)
     s = S.get("greedy").with_params(**values)
     kinds, params = S.parameter_arrays([S.get("random"), s], seats=6)
     assert kinds.dtype == np.int64 and kinds.shape == (6,)
@@ -129,8 +130,10 @@ def test_parameters_sit_at_their_documented_index():
     assert list(kinds) == [KIND_RANDOM, KIND_HEURISTIC, 0, 0, 0, 0]
     for name, index in DOCUMENTED_INDEX.items():
         assert params[1, index] == values[name], name
-    assert not params[1, len(DOCUMENTED_INDEX):].any()  # the spare slots stay zero
-    assert not params[0].any() and not params[2:].any()  # random and the padding seats
+    # The spare slots stay zero; the last one names a Python policy's slot (-1: none).
+    assert not params[1, len(DOCUMENTED_INDEX):P_SLOT].any()
+    assert params[0, P_SLOT] == -1 and params[1, P_SLOT] == -1
+    assert not params[0, :P_SLOT].any() and not params[2:].any()  # random and the padding seats
 
 
 # ------------------------------------------------------------------- CLI
@@ -152,7 +155,9 @@ def test_rami_strategies_json_parses_and_matches_the_library():
     result = CliRunner().invoke(main, ["strategies", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert [s["name"] for s in data["strategies"]] == PRESETS
+    # The presets first, then any strategy registered in this process.
+    assert [s["name"] for s in data["strategies"]] == list(S.STRATEGIES)
+    assert [s["name"] for s in data["strategies"]][: len(PRESETS)] == PRESETS
     for entry in data["strategies"]:
         assert entry["params"] == {k: float(v) for k, v in S.get(entry["name"]).params.items()}
         assert entry["description"] == S.get(entry["name"]).description

@@ -83,9 +83,12 @@ from strategies.policies import (
     PUB_PILE,
     PUB_TABLE,
     PUB_TOOK,
+    V_ACCEPT,
+    V_ACCEPT_JOKER,
     V_ACE_HIGH,
     V_DECKS,
     V_HAND,
+    V_JOKERS,
     V_MIN_RUN,
     V_NEXT,
     V_OPENED,
@@ -269,6 +272,9 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
         view[V_SEAT] = asker
         view[V_NEXT] = (asker + 1) % rules.players
         view[V_HAND] = h_n[asker]
+        view[V_JOKERS] = h_jk[asker]
+        view[V_ACCEPT] = g[G_ACCEPT]
+        view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
         view[V_OPENED] = seats[asker, S_OPENED]
         if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
                             lo, h_hi[asker], pub, view):
@@ -814,6 +820,9 @@ def play_turn(
                 on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
                 can_add = opened or rules.add_before_opening
                 view[V_HAND] = h_n[seat]
+                view[V_JOKERS] = h_jk[seat]
+                view[V_ACCEPT] = g[G_ACCEPT]
+                view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
                 view[V_STOCK] = g[G_STOCK]
                 view[V_OPENED] = seats[seat, S_OPENED]
                 take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
@@ -878,9 +887,13 @@ def play_turn(
                     can_open = True
             seats[seat, S_NO_OPEN] = 0 if can_open else 1
         view[V_HAND] = h_n[seat]
+        view[V_JOKERS] = h_jk[seat]
+        view[V_ACCEPT] = g[G_ACCEPT]
+        view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
         view[V_STOCK] = g[G_STOCK]
         view[V_OPENED] = seats[seat, S_OPENED]
-        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat])
+        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat],
+                          pub)
         if act[a, A_TYPE] == ACT_STOP:
             break
         laid_mask, laid_joker = apply_action(
@@ -901,6 +914,9 @@ def play_turn(
 
     # Discarding.
     view[V_HAND] = h_n[seat]
+    view[V_JOKERS] = h_jk[seat]
+    view[V_ACCEPT] = g[G_ACCEPT]
+    view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
     view[V_OPENED] = seats[seat, S_OPENED]
     code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
                     seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view)
