@@ -2,14 +2,15 @@
 
 ``sim.cards`` reads and writes cards, ``sim.rules`` holds rulesets and the
 pure-Python rules reference; :func:`simulate` plays many games with the
-compiled engine and :func:`play_traced` records every event of one.
+compiled engine and :func:`play_traced` records every event of one;
+:func:`advise` explains what a strategy plays at a position of such a trace.
 """
 
 from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "cards", "game_summary", "play_traced", "rules", "simulate"]
+__all__ = ["RESULT_COLUMNS", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
 
 _API = ("RESULT_COLUMNS", "game_summary", "play_traced", "simulate")
 
@@ -21,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
+    if name == "advise":
+        from sim import advice
+
+        return advice.advise
     raise AttributeError(f"module 'sim' has no attribute {name!r}")
