@@ -35,7 +35,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sim  # noqa: E402
-from experiments.stats import bootstrap_interval, normal_interval  # noqa: E402
+from experiments.stats import bootstrap_interval, normal_interval, ratio_bootstrap_interval  # noqa: E402
 from sim import rules  # noqa: E402
 
 STRATEGIES = ["expert", "greedy", "greedy", "greedy"]
@@ -161,6 +161,11 @@ def main(argv: list[str] | None = None) -> None:
     greedy = df.filter(pl.col("strategy_index") != FOCAL)["points"].mean()
     mean, n_lo, n_hi = normal_interval(d)
     b_lo, b_hi = bootstrap_interval(d, np.random.default_rng(args.bootstrap_seed), n_resamples=args.resamples)
+    # Per round over all rounds: each game weighs by its rounds (a ratio of
+    # sums), the interval by resampling whole games.
+    rounds = games["rounds"].to_numpy().astype(float)
+    r_mean, r_lo, r_hi = ratio_bootstrap_interval(d * rounds, rounds, np.random.default_rng(args.bootstrap_seed),
+                                                  n_resamples=args.resamples)
     wins = win_shares(df)
     w_mean, w_lo, w_hi = normal_interval(wins)
     truncated = df.filter(pl.col("truncated"))["game"].n_unique()
@@ -177,9 +182,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"95% CI, normal over games      {n_lo:+.3f} to {n_hi:+.3f}")
     print(f"95% CI, bootstrap over games   {b_lo:+.3f} to {b_hi:+.3f}"
           f"   ({args.resamples} resamples, Generator seed {args.bootstrap_seed})")
+    print(f"per round, all rounds weighed  {r_mean:+.3f}   (95% CI, games resampled: {r_lo:+.3f} to {r_hi:+.3f})")
     print(f"games won by the expert        {w_mean:.1%}   (95% CI {w_lo:.1%} to {w_hi:.1%};"
           f" ties split; a seat wins 25.0% by chance)")
-    print("verdict: " + verdict(mean, b_lo, b_hi))
+    print("verdict (all rounds weighed): " + verdict(r_mean, r_lo, r_hi))
 
 
 def verdict(mean: float, low: float, high: float) -> str:

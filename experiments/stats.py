@@ -90,3 +90,47 @@ def bootstrap_interval(
         means[start:stop] = sample[idx].mean(axis=1)
     low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return float(low), float(high)
+
+
+def ratio_bootstrap_interval(
+    totals: np.ndarray | list[float],
+    counts: np.ndarray | list[float],
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
+    """Cluster bootstrap of a ratio of sums, ``sum(totals) / sum(counts)``.
+
+    The estimate a round-weighted mean needs when rounds come in games: each
+    game (cluster) contributes the sum of its rounds' values (``totals``) and
+    its number of rounds (``counts``); whole games are resampled.
+
+    Parameters
+    ----------
+    totals, counts : array of float, shape (n,)
+        One entry per cluster; ``counts`` positive.
+    seed : int or numpy.random.Generator
+        The resampling's random state.
+
+    Returns
+    -------
+    (estimate, low, high) : tuple of float
+    """
+    t = _sample(totals, 1)
+    c = _sample(counts, 1)
+    if t.shape != c.shape:
+        raise ValueError(f"totals and counts must have one entry per cluster, got {t.shape} and {c.shape}")
+    if (c <= 0).any():
+        raise ValueError("counts must be positive")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    n = t.size
+    ratios = np.empty(n_resamples, dtype=np.float64)
+    chunk = max(1, 4_000_000 // n)
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        ratios[start:stop] = t[idx].sum(axis=1) / c[idx].sum(axis=1)
+    low, high = np.quantile(ratios, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return float(t.sum() / c.sum()), float(low), float(high)

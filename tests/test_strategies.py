@@ -270,3 +270,12 @@ def test_verdict_sentences():
     )
     assert verdict(0.5, -0.5, 1.5).endswith("the interval includes zero, so this run cannot tell them apart")
     assert verdict(0.5, -0.5, 1.5).startswith("expert scores 0.50 more points per round")
+
+
+def test_ratio_bootstrap_of_a_constant_ratio_is_that_ratio():
+    from experiments.stats import ratio_bootstrap_interval
+
+    est, low, high = ratio_bootstrap_interval([2.0, 4.0, 6.0], [1.0, 2.0, 3.0], seed=0, n_resamples=200)
+    assert est == low == high == 2.0
+    est, low, high = ratio_bootstrap_interval([1.0, 5.0, 2.0, 9.0], [1.0, 2.0, 1.0, 3.0], seed=1, n_resamples=500)
+    assert est == pytest.approx(17 / 7) and low < est < high
