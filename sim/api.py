@@ -10,6 +10,7 @@ can be replayed by itself.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -111,7 +112,7 @@ def simulate(
     strategies: Sequence[str | strategy_lib.Strategy],
     n_games: int = 1000,
     seed: int = 0,
-    workers: int = 1,
+    workers: int | None = None,
     batch_size: int | None = None,
     max_rounds: int = E.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
@@ -130,8 +131,9 @@ def simulate(
         Games to play (at least 1).
     seed : int
         The simulation seed (0 .. 2**64 - 1).
-    workers : int
-        Threads running the compiled kernel; results do not depend on it.
+    workers : int, optional
+        Threads running the compiled kernel (default: every core); results do
+        not depend on it.
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000 games).
     max_rounds : int
@@ -150,6 +152,8 @@ def simulate(
     """
     r, chosen = resolve(ruleset, strategies)
     n_games = _check_count("n_games", n_games, 1)
+    if workers is None:
+        workers = os.cpu_count() or 1
     workers = _check_count("workers", workers, 1)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
