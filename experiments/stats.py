@@ -75,20 +75,27 @@ def bootstrap_interval(
     (low, high) : tuple of float
     """
     sample = _sample(values, 1)
+    return _percentiles(sample.size, lambda idx: sample[idx].mean(axis=1), seed, n_resamples, level)
+
+
+def _percentiles(n, statistic, seed, n_resamples: int, level: float) -> tuple[float, float]:
+    """Quantiles of ``statistic`` over resamples of ``n`` units drawn with replacement.
+
+    ``statistic`` maps an index array of shape (resamples, n) to one value
+    per resample.
+    """
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a whole number of at least 1, got {n_resamples!r}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    n = sample.size
-    means = np.empty(n_resamples, dtype=np.float64)
+    values = np.empty(n_resamples, dtype=np.float64)
     # Chunks of resamples keep the index array small for large samples.
     chunk = max(1, 4_000_000 // n)
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = sample[idx].mean(axis=1)
-    low, high = np.quantile(means, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+        values[start:stop] = statistic(rng.integers(0, n, size=(stop - start, n)))
+    low, high = np.quantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return float(low), float(high)
 
 
@@ -122,15 +129,5 @@ def ratio_bootstrap_interval(
         raise ValueError(f"totals and counts must have one entry per cluster, got {t.shape} and {c.shape}")
     if (c <= 0).any():
         raise ValueError("counts must be positive")
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    n = t.size
-    ratios = np.empty(n_resamples, dtype=np.float64)
-    chunk = max(1, 4_000_000 // n)
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        ratios[start:stop] = t[idx].sum(axis=1) / c[idx].sum(axis=1)
-    low, high = np.quantile(ratios, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
-    return float(t.sum() / c.sum()), float(low), float(high)
+    low, high = _percentiles(t.size, lambda idx: t[idx].sum(axis=1) / c[idx].sum(axis=1), seed, n_resamples, level)
+    return float(t.sum() / c.sum()), low, high
