@@ -1020,11 +1020,24 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
         # laid after a joker recovery (in the joker's new meld, or as the
         # natural that takes it back): only then is the full check needed.
         maybe = useful
-        if opened and not maybe:
+        if opened and not maybe and top != JOKER:
+            unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
+            holds_recovery = False
             for m in range(g[G_MELDS]):
-                if table[m, I_JOKER]:
-                    maybe = True
+                if not table[m, I_JOKER]:
+                    continue
+                if recovers(table, m, top, unambiguous):
+                    maybe = True  # the card itself takes a joker back
                     break
+                x = lo
+                while x and not holds_recovery:
+                    holds_recovery = recovers(table, m, lowest(x), unambiguous)
+                    x &= x - np.uint64(1)
+            # Or another card of the hand takes a joker back, and the card goes
+            # into the joker's new meld (not in contrat, where none follows).
+            if (not maybe and holds_recovery and rules.game != P.GAME_CONTRAT
+                    and card_in_meld(lo, jk + 1, top, rules.min_run, rules.ace_high)):
+                maybe = True
         if not maybe:
             return False, False, -1
         # Legal only if some laying of this turn can use it.
