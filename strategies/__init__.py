@@ -40,7 +40,7 @@ import numpy as np
 from strategies import policies
 from strategies.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT, PARAMETERS
 
-__all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "get", "parameter_arrays"]
+__all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "get", "parameter_arrays", "policies"]
 
 _GREEDY = {
     "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,

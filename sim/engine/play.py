@@ -37,7 +37,6 @@ from sim.engine.melds import (
     add_card,
     bit,
     card_in_meld,
-    count,
     joker_in_meld,
     enumerate_melds,
     lowest,
@@ -49,13 +48,9 @@ from sim.engine.melds import (
 )
 from sim.engine.rng import derive_seed, mix64, shuffle
 from sim.engine.table import (
-    END_HIGH,
-    END_LOW,
-    END_SET,
     accepts,
     add_to_meld,
     fits_end,
-    joker_stands_for,
     recover,
     recovers,
 )
@@ -187,6 +182,18 @@ def _trace_hand(ev, g, seat, lo, hi, jk):
         x &= x - np.uint64(1)
     for _ in range(jk):
         _card_event(ev, g, seat, JOKER)
+
+
+@njit(cache=True, nogil=True)
+def _next_card(x, joker_next):
+    """One step through a hand's cards: the lowest natural of mask ``x``, then
+    the joker when ``joker_next``; ``(-1, ...)`` when done. Returns
+    ``(code, x, joker_next)`` to carry on with."""
+    if x:
+        return lowest(x), x & (x - np.uint64(1)), joker_next
+    if joker_next:
+        return JOKER, x, False
+    return -1, x, False
 
 
 @njit(cache=True, nogil=True)
@@ -405,13 +412,8 @@ def enumerate_actions(
         x = lo & taken_mask
         joker_next = jk > 0 and joker_fits
         while True:
-            if x:
-                code = lowest(x)
-                x &= x - np.uint64(1)
-            elif joker_next:
-                code = JOKER
-                joker_next = False
-            else:
+            code, x, joker_next = _next_card(x, joker_next)
+            if code < 0:
                 break
             if pending < 0 or pending == code:
                 if code == JOKER:
@@ -1058,7 +1060,6 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
     for k in range(n_c):
         if c_info[k, I_JOKER] <= jk:
             in_meld |= c_mask[k]
-    n_melds = g[G_MELDS]
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = _table_accepts(g)
     for forbid_playable in (True, False):
@@ -1066,13 +1067,8 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
         x = lo
         joker_next = jk > 0
         while True:
-            if x:
-                code = lowest(x)
-                x &= x - np.uint64(1)
-            elif joker_next:
-                code = JOKER
-                joker_next = False
-            else:
+            code, x, joker_next = _next_card(x, joker_next)
+            if code < 0:
                 break
             if code != taken:
                 on_table = joker_fits if code == JOKER else (table_mask & bit(code)) != ZERO

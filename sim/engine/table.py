@@ -89,16 +89,6 @@ def accepts(table, n_melds, ace_high):
 
 
 @njit(cache=True, nogil=True)
-def fits_any(table, n_melds, code, ace_high):
-    """Whether ``code`` can be added somewhere on the table."""
-    for m in range(n_melds):
-        for end in range(3):
-            if fits_end(table, m, code, end, ace_high):
-                return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def add_to_meld(table, m, code, end):
     """Add ``code`` to meld ``m`` at ``end``; returns the card a joker stands for (-1 for a natural)."""
     size = table[m, I_SIZE]
@@ -151,13 +141,3 @@ def recover(table, m, code):
     else:
         table[m, I_START] |= 1 << (code // 13)
         table[m, I_JPOS] = -1
-
-
-@njit(cache=True, nogil=True)
-def joker_stands_for(table, m):
-    """The card meld ``m``'s joker stands for, or -1."""
-    if not table[m, I_JOKER]:
-        return -1
-    if table[m, I_KIND] == KIND_RUN:
-        return code_at(table[m, I_KEY], table[m, I_JPOS])
-    return table[m, I_JPOS] * 13 + table[m, I_KEY] - 1
