@@ -77,7 +77,7 @@ from sim.rules.scoring import round_scores
 __all__ = ["ReplayError", "check_trace"]
 
 ROUND_CAP = 200
-"""Rounds after which an undecided game stops, recorded as truncated (item 24)."""
+"""Rounds after which an undecided game stops, recorded as truncated (item 25)."""
 
 MAX_RUN = 13
 """Longest run: 13 cards (ace low to king, or 2 to ace high)."""
@@ -429,7 +429,7 @@ class _Replay:
         if bool(self.get(event, "truncated")) != truncated:
             _fail(
                 f"truncated = {event['truncated']} but the game "
-                + (f"was stopped undecided by the {self.max_rounds}-round cap (item 24)" if truncated else "was decided")
+                + (f"was stopped undecided by the {self.max_rounds}-round cap (item 25)" if truncated else "was decided")
             )
         winner = self.get(event, "winner")
         side = "highest" if self.r.game == "basic" else "lowest"
@@ -470,7 +470,7 @@ class _Replay:
         if self.rounds_played and decided:
             _fail(f"the game was decided after round {self.rounds_played - 1} ({self.rule_for_end()}): no further deal")
         if self.rounds_played >= self.max_rounds:
-            _fail(f"the game reached the round cap of {self.max_rounds} (item 24): no further deal")
+            _fail(f"the game reached the round cap of {self.max_rounds} (item 25): no further deal")
         number = self.get(event, "round")
         if number != self.rounds_played:
             _fail(f"round {number} dealt, but round {self.rounds_played} comes next")
