@@ -59,6 +59,7 @@ from numba.core.errors import NumbaWarning
 # taken inside that block: expected (only Python seats pay it), so not shown.
 warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
+from sim.engine.jit import kernel
 from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
 from sim.engine.rng import below
 
@@ -131,13 +132,24 @@ def _python_decide(question, slot, a, b, c, lo, hi, view, pub):
     return user.decide(question, slot, a, b, c, lo, hi, view, pub)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, _nrt=True)
+def _ask_python(question, slot, a, b, c, lo, hi, view, pub):
+    """:func:`_python_decide` from compiled code: a plain ``njit`` function,
+    since handing arrays to Python needs numba's reference counting (see
+    :mod:`sim.engine.jit`). ``_nrt=True`` is explicit because a function
+    that leaves it unset inherits its caller's setting."""
+    with objmode(r="int64"):
+        r = _python_decide(question, slot, a, b, c, lo, hi, view, pub)
+    return r
+
+
+@kernel
 def policy_is_deterministic(kind, params):
     """Whether the policy's choices depend on the position alone (no random stream)."""
     return kind == KIND_HEURISTIC
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def unseen(code, lo, hi, pub, decks):
     """Copies of ``code`` neither in the hand, on the table nor in the pile."""
     held = count(lo, hi, code) if code < 52 else 0
@@ -145,7 +157,7 @@ def unseen(code, lo, hi, pub, decks):
     return max(n, 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def near_score(code, lo, hi, pub, view):
     """How close ``code`` is to a meld with the hand's other cards.
 
@@ -189,7 +201,7 @@ def near_score(code, lo, hi, pub, view):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def feeds(code, seat_next, pub, view, table_mask, joker_fits):
     """How much the next player could use ``code``: the table and what it took."""
     if code >= 52:
@@ -210,7 +222,7 @@ def feeds(code, seat_next, pub, view, table_mask, joker_fits):
     return score
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pub, view):
     """Whether to take the pile's top ``card`` (already known to be legal).
 
@@ -221,24 +233,20 @@ def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pu
         return below(rng, seat, 2) == 1
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
-        with objmode(r="int64"):
-            r = _python_decide(Q_TAKE, slot, card, completes, fits_table, lo, hi, view, pub)
-        return r != 0
+        return _ask_python(Q_TAKE, slot, card, completes, fits_table, lo, hi, view, pub) != 0
     if completes or fits_table or card == 52:
         return True
     return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     """Whether to say "Puis-je ?" for the pile's top ``card`` (contrat)."""
     if kind == KIND_RANDOM:
         return below(rng, seat, 2) == 1
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
-        with objmode(r="int64"):
-            r = _python_decide(Q_MAY_I, slot, card, completes, False, lo, hi, view, pub)
-        return r != 0
+        return _ask_python(Q_MAY_I, slot, card, completes, False, lo, hi, view, pub) != 0
     mode = params[P_MAY_I]
     if mode <= 0:
         return False
@@ -247,7 +255,7 @@ def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     return mode >= 2 and near_score(card, lo, hi, pub, view) > 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _acceptable(params, act, facts, i, view, lo, jk):
     """Whether heuristic parameters allow action ``i``."""
     t = act[i, A_TYPE]
@@ -280,7 +288,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, pub):
     """Index of the laying action to play among ``act[:n_act]``.
 
@@ -295,11 +303,7 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
         return below(rng, seat, n_act)
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
-        acts = act[:n_act]
-        known = facts[:n_act]
-        with objmode(r="int64"):
-            r = _python_decide(Q_ACTION, slot, acts, known, n_act, lo, hi, view, pub)
-        return r
+        return _ask_python(Q_ACTION, slot, act[:n_act], facts[:n_act], n_act, lo, hi, view, pub)
     best = -1
     best_score = -1.0e18
     fallback = -1
@@ -332,7 +336,7 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
     return best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
                    table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.
@@ -345,12 +349,8 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
         return legal[below(rng, seat, n_legal)]
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
-        cards = legal[:n_legal]
-        costs = penalty[:n_legal]
-        melded = in_meld[:n_legal]
-        with objmode(r="int64"):
-            r = _python_decide(Q_DISCARD, slot, cards, costs, melded, lo, hi, view, pub)
-        return r
+        return _ask_python(Q_DISCARD, slot, legal[:n_legal], penalty[:n_legal], in_meld[:n_legal], lo, hi, view,
+                           pub)
     mode = params[P_DISCARD]
     best = -1
     best_score = -1.0e18

@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.jit import kernel
+
 JOKER = 52
 MAX_CANDIDATES = 4096
 
@@ -37,12 +39,12 @@ ZERO = np.uint64(0)
 SUIT_BITS = np.uint64(0x1FFF)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def bit(code):
     return ONE << np.uint64(code)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def popcount(x):
     x = np.uint64(x)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -51,14 +53,14 @@ def popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def lowest(x):
     """Index of the lowest set bit of a non-zero word."""
     x = np.uint64(x)
     return popcount((x & (~x + ONE)) - ONE)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bits(x):
     """Set bits of a small non-negative int64."""
     c = 0
@@ -68,20 +70,20 @@ def _bits(x):
     return c
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _low_bit(x):
     """Index of the lowest set bit of a non-zero int64."""
     return popcount(np.uint64((x & -x) - 1))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def count(lo, hi, code):
     """Copies of natural card ``code`` in the hand (0, 1 or 2)."""
     b = bit(code)
     return np.int64((lo & b) != ZERO) + np.int64((hi & b) != ZERO)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def add_card(lo, hi, code):
     """The hand with one more copy of natural ``code``: ``(lo, hi)``."""
     b = bit(code)
@@ -90,7 +92,7 @@ def add_card(lo, hi, code):
     return lo | b, hi
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def remove_card(lo, hi, code):
     """The hand with one copy of natural ``code`` less (it must hold one)."""
     b = bit(code)
@@ -99,19 +101,19 @@ def remove_card(lo, hi, code):
     return lo & ~b, hi
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def remove_mask(lo, hi, m):
     """The hand less one copy of every card of mask ``m`` (all held)."""
     return lo & ~(m & ~hi), hi & ~m
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def code_at(suit, position):
     """Card code of rank position 1 .. 14 (14 = ace high) in ``suit``."""
     return suit * 13 + (position - 1) % 13
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def position_value(position):
     """Opening value at a run position: ace low 1, 2-10 face, J Q K 10, ace high 11."""
     if position == 1:
@@ -121,7 +123,7 @@ def position_value(position):
     return min(position, 10)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def rank_value(rank):
     """Opening value of a card of ``rank`` in a set (ace 11)."""
     if rank == 1:
@@ -129,7 +131,7 @@ def rank_value(rank):
     return min(rank, 10)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def window_mask(suit, start, end, skip):
     """Natural-card mask of positions ``start..end`` in ``suit``, leaving out ``skip``."""
     w = ((1 << (end - start + 1)) - 1) << (start - 1)
@@ -140,7 +142,13 @@ def window_mask(suit, start, end, skip):
     return np.uint64(w13) << np.uint64(13 * suit)
 
 
-@njit(cache=True, nogil=True)
+@kernel
+def _suit_ranks(lo, suit):
+    """The 13-bit rank mask of ``suit`` in the natural-card word ``lo``."""
+    return np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
+
+
+@kernel
 def _push(n, c_mask, c_info, mask, kind, key, start, end, jpos, points, size, joker):
     if n >= c_mask.shape[0]:
         return n
@@ -156,7 +164,7 @@ def _push(n, c_mask, c_info, mask, kind, key, start, end, jpos, points, size, jo
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     """Fill the candidate arrays with every meld the hand ``(lo, jk)`` can lay.
 
@@ -171,10 +179,8 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     top = 14 if ace_high else 13
     use_joker = jk > 0
     shift = 1 if use_joker else 0
-    suit_ranks = np.zeros(4, dtype=np.int64)
     for suit in range(4):
-        ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
-        suit_ranks[suit] = ranks
+        ranks = _suit_ranks(lo, suit)
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
         if _bits(ranks) + shift < min_run:
@@ -208,7 +214,7 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
                 else:
                     m = window_mask(suit, start, end, miss_pos)
                     n = _push(n, c_mask, c_info, m, KIND_RUN, suit, start, end, miss_pos, points, size, 1)
-    r0, r1, r2, r3 = suit_ranks[0], suit_ranks[1], suit_ranks[2], suit_ranks[3]
+    r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
     two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
     ranks_with_set = two if use_joker else three
@@ -217,7 +223,7 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         ranks_with_set &= ranks_with_set - 1
         suits = 0
         for s in range(4):
-            if (suit_ranks[s] >> (rank - 1)) & 1:
+            if (lo >> np.uint64(13 * s + rank - 1)) & ONE:
                 suits |= 1 << s
         value = rank_value(rank)
         for sub in range(3, 16):
@@ -239,7 +245,7 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _stretch(ranks, p, step, top):
     """Present positions next to ``p`` going by ``step``: ``(count, gap position or 0)``."""
     n = 0
@@ -250,7 +256,7 @@ def _stretch(ranks, p, step, top):
     return n, (q if 1 <= q <= top else 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def card_in_meld(lo, jk, code, min_run, ace_high):
     """Whether natural ``code`` added to the hand ``(lo, jk)`` sits in some meld of it.
 
@@ -290,7 +296,7 @@ def card_in_meld(lo, jk, code, min_run, ace_high):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def joker_in_meld(lo, min_run, ace_high):
     """Whether a joker added to the hand ``lo`` sits in some meld of it."""
     for rank in range(13):
@@ -318,14 +324,14 @@ def joker_in_meld(lo, min_run, ace_high):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _card_value(code):
     # The most a natural card can add to an opening: an ace can be 11.
     rank = code % 13 + 1
     return rank_value(rank)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
@@ -343,7 +349,7 @@ def _bound(lo, hi, jk, objective):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly; see :func:`_search`.
 
@@ -387,7 +393,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     return best, n_best
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly.
 
@@ -615,7 +621,7 @@ def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
     return np.uint64(lo), np.uint64(hi), jk
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     """Lay candidate ``k`` on the hand ``(clo, chi, cjk)`` if it fits.
 
@@ -630,7 +636,7 @@ def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     return True, nlo, nhi, cjk - joker, c_info[k, I_SIZE], c_info[k, I_POINTS], uses
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
@@ -667,7 +673,7 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     return best_cards, best_points
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards.
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.engine.jit import kernel
+
 from sim.engine import params as P
 from sim.engine.melds import (
     I_JOKER,
@@ -130,7 +132,7 @@ R_SEAT_TURNS, R_MAY_I = 21, 22
 N_R = 23
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _event(ev, g, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
     if not g[G_TRACE]:
         return
@@ -153,12 +155,12 @@ def _event(ev, g, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11):
     g[G_NEV] = i + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _card_event(ev, g, where, code):
     _event(ev, g, EV_CARD, g[G_ROUND], where, code, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _trace_places(ev, g, stock, pile):
     """Trace the stock (top first) and the pile (bottom first)."""
     if not g[G_TRACE]:
@@ -169,7 +171,7 @@ def _trace_places(ev, g, stock, pile):
         _card_event(ev, g, WHERE_PILE, pile[i])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _trace_hand(ev, g, seat, lo, hi, jk):
     if not g[G_TRACE]:
         return
@@ -184,7 +186,7 @@ def _trace_hand(ev, g, seat, lo, hi, jk):
         _card_event(ev, g, seat, JOKER)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _next_card(x, joker_next):
     """One step through a hand's cards: the lowest natural of mask ``x``, then
     the joker when ``joker_next``; ``(-1, ...)`` when done. Returns
@@ -196,7 +198,7 @@ def _next_card(x, joker_next):
     return -1, x, False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _take_card(h_lo, h_hi, h_jk, h_n, seat, code):
     if code == JOKER:
         h_jk[seat] += 1
@@ -205,7 +207,7 @@ def _take_card(h_lo, h_hi, h_jk, h_n, seat, code):
     h_n[seat] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _drop_card(h_lo, h_hi, h_jk, h_n, seat, code):
     if code == JOKER:
         h_jk[seat] -= 1
@@ -214,7 +216,7 @@ def _drop_card(h_lo, h_hi, h_jk, h_n, seat, code):
     h_n[seat] -= 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def card_penalty(code, rules):
     if code == JOKER:
         return rules.joker_penalty
@@ -224,7 +226,7 @@ def card_penalty(code, rules):
     return min(rank, 10)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def hand_value(lo, hi, jk, rules):
     total = jk * rules.joker_penalty
     x = lo
@@ -238,7 +240,7 @@ def hand_value(lo, hi, jk, rules):
     return total
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _table_changed(g, table, rules):
     """Refresh the cached set of cards the table takes (after every laying)."""
     mask, joker = accepts(table, g[G_MELDS], rules.ace_high)
@@ -246,13 +248,13 @@ def _table_changed(g, table, rules):
     g[G_ACCEPT_JOKER] = 1 if joker else 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _table_accepts(g):
     """``(mask of natural codes, joker fits)`` the table takes now."""
     return np.uint64(g[G_ACCEPT]), g[G_ACCEPT_JOKER] == 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _table_closed(rules, g, seats):
     """Contrat: every player has laid its contract and the table takes no card."""
     for s in range(rules.players):
@@ -262,7 +264,7 @@ def _table_closed(rules, g, seats):
     return mask == ZERO and not joker
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile, pub, view):
     """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29)."""
     granted = 0
@@ -303,7 +305,7 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
     view[V_NEXT] = (seat + 1) % rules.players
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
     if n_after == 0:
@@ -315,7 +317,7 @@ def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     return (lo & ~bit(taken)) != ZERO or jk > 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _threshold(g, rules):
     t = rules.open_threshold
     if rules.open_threshold_rises and g[G_LAST_OPEN] > 0 and g[G_LAST_OPEN] + 1 > t:
@@ -323,7 +325,7 @@ def _threshold(g, rules):
     return t
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, left):
     if n >= act.shape[0]:
         return n
@@ -340,7 +342,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
     table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
@@ -433,7 +435,7 @@ def enumerate_actions(
     return n_act
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open_sel, open_n, which,
                   act, facts, n_act, may_empty=False):
     nlo, nhi, njk = lo, hi, jk
@@ -454,7 +456,7 @@ def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open
     return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers, n_hand - cards)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
                     open_sel, open_n, act, facts, n_act, out, ws):
     """The contract of this deal as opening actions (docs/rules.md items 26 and 28).
@@ -482,7 +484,7 @@ def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_m
     return n_act
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask, s_info,
                      act, facts, r_mask, r_info, n_act):
     n_melds = g[G_MELDS]
@@ -532,7 +534,7 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
     return n_act
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
     m = g[G_MELDS]
     for col in range(N_INFO):
@@ -543,7 +545,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
            part_of_open, 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def apply_action(
     rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
     c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
@@ -629,7 +631,7 @@ def apply_action(
     return laid_mask, laid_joker
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _restock(rules, g, ev, stock, pile, rng, pub):
     """Rebuild an empty stock from the pile; False if the round is blocked."""
     if rules.stock_exhausted == P.STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
@@ -656,7 +658,7 @@ def _restock(rules, g, ev, stock, pile, rng, pub):
     return True
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _flip(g, ev, stock, pile, pub):
     """Basic rummy: the whole pile, turned over unshuffled, becomes the stock."""
     n = g[G_PILE]
@@ -670,7 +672,7 @@ def _flip(g, ev, stock, pile, pub):
     _trace_places(ev, g, stock, pile)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
     """A fingerprint of everything a deterministic player's future depends on.
 
@@ -693,7 +695,7 @@ def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
     return h
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub):
     """Shuffle with the round's stream and deal: hands, the first discard, the stock.
 
@@ -703,7 +705,9 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
     """
     n_players = rules.players
     n_cards = 52 * rules.decks + rules.jokers
-    deck = np.empty(n_cards, dtype=np.int64)
+    # The deck is laid out in the stock's own slots, dealt from the front;
+    # what is left becomes the stock at the end.
+    deck = stock
     if order.shape[0] > 0:
         for i in range(n_cards):
             deck[i] = order[i]
@@ -755,9 +759,15 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
     pub[:, :] = 0
     pub[PUB_PILE, deck[i - 1]] = 1
     n_stock = n_cards - i
-    # The stock's top is its last slot: the next card of the deck.
+    # The stock's top is its last slot: the next card of the deck. Reverse
+    # the undealt cards in place, then move them down to slot 0.
+    a, b = i, n_cards - 1
+    while a < b:
+        deck[a], deck[b] = deck[b], deck[a]
+        a += 1
+        b -= 1
     for j in range(n_stock):
-        stock[n_stock - 1 - j] = deck[i + j]
+        stock[j] = deck[i + j]
     g[G_STOCK] = n_stock
     if g[G_TRACE]:
         _event(ev, g, EV_DEAL, rnd, first, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -767,7 +777,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
@@ -780,7 +790,7 @@ def play_turn(
     ``TURN_CYCLE`` (deterministic players came back to a position they had
     at an earlier turning of the pile: the round would never end).
     """
-    c_mask, c_info, s_mask, s_info = bufs
+    c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits = bufs
     turn = g[G_TURN]
     if turn >= rules.turn_cap:
         return TURN_CAP
@@ -921,7 +931,7 @@ def play_turn(
     view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
     view[V_OPENED] = seats[seat, S_OPENED]
     code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
-                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view)
+                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits)
     _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
     pile[g[G_PILE]] = code
     g[G_PILE] += 1
@@ -935,7 +945,7 @@ def play_turn(
 
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_round(
     rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, order, flips, pub, view,
@@ -983,7 +993,7 @@ def play_round(
     return winner, blocked, rami_sec
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
     """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
@@ -1049,11 +1059,9 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     return True, useful, -1
 
 
-@njit(cache=True, nogil=True)
-def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view):
-    legal = np.empty(54, dtype=np.int64)
-    penalty = np.empty(54, dtype=np.float64)
-    fits = np.empty(54, dtype=np.bool_)
+@kernel
+def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
+             legal, penalty, fits):
     # The last enumeration of the laying phase was of this very hand.
     n_c = g[G_NCAND]
     in_meld = ZERO
@@ -1109,10 +1117,13 @@ def make_buffers():
         np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings
         np.zeros((N_PUB, 53), dtype=np.int64),  # pub: public card counts (strategies.policies)
         np.zeros(N_VIEW, dtype=np.int64),  # view: the scalars of a seat's observation
+        np.zeros(54, dtype=np.int64),  # d_legal: the cards a seat may discard
+        np.zeros(54, dtype=np.float64),  # d_penalty: what each costs left in hand
+        np.zeros(54, dtype=np.bool_),  # d_fits: whether each fits a meld
     )
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _deterministic(rules, kinds, params):
     """1 when every seat decides without randomness (so positions can cycle)."""
     for s in range(rules.players):
@@ -1121,7 +1132,7 @@ def _deterministic(rules, kinds, params):
     return 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _seed_round(seed, game, rnd, policy_rng, deck_rng):
     # Every round has its own deck stream and one stream per seat, so any
     # round replays alone and the deck does not depend on the players' choices.
@@ -1145,8 +1156,8 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     if n_res + max_rounds * n_players > res.shape[0]:
         return -1
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
-    bufs = (c_mask, c_info, s_mask, s_info)
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
+    bufs = (c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits)
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
     g[G_DETERMINISTIC] = _deterministic(rules, kinds, params)
@@ -1254,7 +1265,7 @@ def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
     return points
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _game_over(rules, rounds_played, totals):
     """``(done, winner)``: winner is the seat with the best total, -1 if shared."""
     n_players = rules.players
@@ -1353,7 +1364,7 @@ def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, or
     advice). ``order`` scripts the deal (see :func:`deal_round`); empty: shuffled.
     """
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
     _seed_round(seed, game, rnd, policy_rng, deck_rng)
     g[G_DETERMINISTIC] = 0  # studied positions are edited by hand: no cycle claims
     deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
@@ -1363,8 +1374,8 @@ def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, or
 def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
     """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view) = buffers
-    bufs = (c_mask, c_info, s_mask, s_info)
+     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
+    bufs = (c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits)
     return play_turn(
         rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
         kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,

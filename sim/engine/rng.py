@@ -9,14 +9,15 @@ players' random choices consumed.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from sim.engine.jit import kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def mix64(z: np.uint64) -> np.uint64:
     """The splitmix64 finaliser: a bijective scramble of 64 bits."""
     z = (z ^ (z >> np.uint64(30))) * _M1
@@ -24,7 +25,7 @@ def mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def derive_seed(seed: np.uint64, a: np.int64, b: np.int64, c: np.int64) -> np.uint64:
     """A stream seed for ``(seed, a, b, c)``: e.g. game, round, purpose."""
     z = mix64(np.uint64(seed) + _GOLDEN)
@@ -33,14 +34,14 @@ def derive_seed(seed: np.uint64, a: np.int64, b: np.int64, c: np.int64) -> np.ui
     return mix64(z ^ (np.uint64(c) * _M2 + _GOLDEN))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def next_u64(state: np.ndarray, i: np.int64) -> np.uint64:
     """Advance stream ``state[i]`` and return 64 random bits."""
     state[i] = state[i] + _GOLDEN
     return mix64(state[i])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def below(state: np.ndarray, i: np.int64, n: np.int64) -> np.int64:
     """A uniform integer in ``[0, n)`` from stream ``state[i]`` (n >= 1)."""
     # Multiply-high keeps the bias below 2**-32 for the small n used here.
@@ -48,13 +49,13 @@ def below(state: np.ndarray, i: np.int64, n: np.int64) -> np.int64:
     return np.int64((r * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def uniform(state: np.ndarray, i: np.int64) -> np.float64:
     """A uniform float in ``[0, 1)`` from stream ``state[i]``."""
     return np.float64(next_u64(state, i) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def shuffle(cards: np.ndarray, n: np.int64, state: np.ndarray, i: np.int64) -> None:
     """Fisher-Yates shuffle of ``cards[:n]`` in place."""
     for k in range(n - 1, 0, -1):

@@ -9,7 +9,8 @@ set's naturals lack, recomputed whenever a natural joins it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from sim.engine.jit import kernel
 
 from sim.engine.melds import (
     I_END,
@@ -27,7 +28,7 @@ from sim.engine.melds import (
 END_LOW, END_HIGH, END_SET = 0, 1, 2
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def first_missing_suit(suits):
     s = 0
     while suits & (1 << s):
@@ -35,7 +36,7 @@ def first_missing_suit(suits):
     return s
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def fits_end(table, m, code, end, ace_high):
     """Whether ``code`` (a natural or the joker) can be added to meld ``m`` at ``end``."""
     kind = table[m, I_KIND]
@@ -64,7 +65,7 @@ def fits_end(table, m, code, end, ace_high):
     return rank == table[m, I_KEY] and not (table[m, I_START] & (1 << suit))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def accepts(table, n_melds, ace_high):
     """What the table takes: ``(mask of natural codes, whether a joker fits)``."""
     mask = np.uint64(0)
@@ -88,7 +89,7 @@ def accepts(table, n_melds, ace_high):
     return mask, joker
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def add_to_meld(table, m, code, end):
     """Add ``code`` to meld ``m`` at ``end``; returns the card a joker stands for (-1 for a natural)."""
     size = table[m, I_SIZE]
@@ -117,7 +118,7 @@ def add_to_meld(table, m, code, end):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def recovers(table, m, code, unambiguous_only):
     """Whether natural ``code`` takes back the joker of meld ``m``."""
     if not table[m, I_JOKER] or code == JOKER:
@@ -132,7 +133,7 @@ def recovers(table, m, code, unambiguous_only):
     return table[m, I_SIZE] == 4 or not unambiguous_only
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def recover(table, m, code):
     """Put natural ``code`` in place of meld ``m``'s joker."""
     table[m, I_JOKER] = 0
