@@ -342,7 +342,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
     return n + 1
 
 
-@kernel
+@kernel(inline="always")
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
     table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
@@ -429,10 +429,18 @@ def enumerate_actions(
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
                                                      1 if code == JOKER else 0, n_hand - 1)
-    if opened:
+    if opened and _table_holds_joker(g, table):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
+
+
+@kernel
+def _table_holds_joker(g, table):
+    for m in range(g[G_MELDS]):
+        if table[m, I_JOKER]:
+            return True
+    return False
 
 
 @kernel
@@ -545,7 +553,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
            part_of_open, 0)
 
 
-@kernel
+@kernel(inline="always")
 def apply_action(
     rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
     c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
@@ -777,7 +785,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 
 
-@kernel
+@kernel(inline="always")
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
@@ -993,7 +1001,7 @@ def play_round(
     return winner, blocked, rami_sec
 
 
-@kernel
+@kernel(inline="always")
 def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
     """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
@@ -1059,7 +1067,7 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     return True, useful, -1
 
 
-@kernel
+@kernel(inline="always")
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
              legal, penalty, fits):
     # The last enumeration of the laying phase was of this very hand.
