@@ -1,12 +1,15 @@
 """Speed of the compiled engine: rounds and games per second, best_opening latency.
 
-Run: python benchmarks/bench_engine.py [--games N] [--quick]
+Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick]
 
 Prints, after compilation (a warm-up run is not timed):
-- rounds/s and games/s for 2 and 4 players, `greedy` and `random`, under
-  rami51, and for 4 greedy players of basic rummy and of Rami contrat (a
-  contrat game is seven deals), on one worker and on every core, with the
-  scaling efficiency;
+- rounds/s and games/s of whole ``sim.simulate`` calls (result frame
+  included) for 2 and 4 players, `greedy` and `random`, under rami51, and
+  for 4 greedy players of basic rummy and of Rami contrat (a contrat game is
+  seven deals), on one worker and on every core, with the scaling
+  efficiency. Each case is sized to last about S seconds from a short
+  calibration run, and the median of R timed runs is printed, so that the
+  figures do not depend on a lucky or an unlucky run of this machine;
 - the median and 99th percentile of the compiled best_opening on random
   14-card hands of the 108-card deck.
 Targets: >= 20,000 rami51 rounds/s per core for 4 greedy players, scaling
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
 
 import numpy as np
@@ -36,6 +40,22 @@ def rate(ruleset: str, strategies: list[str], n_games: int, workers: int) -> tup
     return rounds / elapsed, n_games / elapsed, rounds
 
 
+def measure(ruleset: str, strategies: list[str], workers: int, seconds: float, repeat: int) -> tuple[float, float, int]:
+    """Median (rounds/s, games/s) over ``repeat`` runs of about ``seconds`` each, and the rounds of one run."""
+    # Calibrate on runs long enough that fixed costs do not skew the estimate.
+    n_games = 20 * workers
+    while True:
+        start = time.perf_counter()
+        sim.simulate(ruleset, strategies, n_games=n_games, seed=12345, workers=workers)
+        elapsed = time.perf_counter() - start
+        if elapsed >= 0.2 * seconds:
+            break
+        n_games *= max(2, min(10, int(0.3 * seconds / max(elapsed, 1e-3))))
+    n_games = max(20 * workers, int(n_games * seconds / elapsed))
+    runs = [rate(ruleset, strategies, n_games, workers) for _ in range(repeat)]
+    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[0][2])
+
+
 def best_opening_latency(n: int = 20000) -> tuple[float, float]:
     rng = np.random.default_rng(7)
     deck = np.array([c for c in range(52) for _ in range(2)] + [52] * 4)
@@ -51,27 +71,26 @@ def best_opening_latency(n: int = 20000) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=4000, help="games per greedy measurement")
-    parser.add_argument("--quick", action="store_true", help="fewer games, for a smoke run")
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (the median is printed)")
+    parser.add_argument("--quick", action="store_true", help="short single runs, for a smoke test")
     args = parser.parse_args()
-    games = 200 if args.quick else args.games
+    seconds, repeat = (0.2, 1) if args.quick else (args.seconds, args.repeat)
+    if seconds <= 0 or repeat < 1:
+        parser.error("--seconds must be positive and --repeat at least 1")
     cores = os.cpu_count() or 1
-    print(f"cores: {cores}")
-    sim.simulate("rami51", ["greedy", "random"], n_games=2, seed=0)  # compile (cached after)
+    print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
+    for ruleset in ("rami51", "basic", "contrat"):
+        sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
     print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
     for ruleset, players, name in cases:
-        n = games if name == "greedy" else max(20, games // 20)
-        if ruleset == "basic":
-            n *= 3
-        if ruleset == "contrat":
-            n = max(50, n // 3)
-        one, one_g, rounds = rate(ruleset, [name] * players, n, 1)
+        one, one_g, rounds = measure(ruleset, [name] * players, 1, seconds, repeat)
         print(f"{ruleset:>7} {players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
         if cores > 1:
-            many, many_g, rounds = rate(ruleset, [name] * players, n * cores, cores)
+            many, many_g, rounds = measure(ruleset, [name] * players, cores, seconds, repeat)
             print(f"{ruleset:>7} {players:>7} {name:>8} {cores:>7} {many:>10.0f} {many_g:>9.1f} {rounds:>7} "
                   f"{many / (one * cores):>8.0%}")
     median, p99 = best_opening_latency()

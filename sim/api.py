@@ -92,16 +92,15 @@ def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds:
     """Rows of games ``start .. start + count - 1``; grows its buffer as needed."""
     chunks = []
     done = 0
-    rows_per_game = 16 * kr.players
+    # Games of a fixed number of rounds fill exactly that many rows per seat;
+    # games to a target score average well under 16 rounds.
+    rows_per_game = (kr.game_rounds if kr.game_rounds > 0 else 16) * kr.players
     while done < count:
-        capacity = max((count - done) * rows_per_game, max_rounds * kr.players)
+        # A game starts only with room for its longest possible length.
+        capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((capacity, E.N_R), dtype=np.int64)
         games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
                                    rotate)
-        if games == 0:
-            # Not even one game fits: make room for the longest possible game.
-            res = np.zeros((max_rounds * kr.players, E.N_R), dtype=np.int64)
-            games, rows = E.play_games(kr, np.uint64(seed), start + done, 1, kinds, params, max_rounds, res, rotate)
         chunks.append(res[:rows])
         done += games
     return np.concatenate(chunks) if len(chunks) > 1 else chunks[0]
@@ -194,25 +193,31 @@ def _raise_policy_errors(chosen: list[strategy_lib.Strategy]) -> None:
         user.raise_pending()
 
 
+def _categorical(name: str, labels: Sequence[str], codes: np.ndarray) -> pl.Series:
+    """A categorical column of ``labels[codes]``, built without a Python string per row."""
+    return pl.Series(name, list(labels), dtype=pl.Categorical).gather(codes)
+
+
 def _frame(rows: np.ndarray, chosen: list[strategy_lib.Strategy], rotate: bool, game: str) -> pl.DataFrame:
     data: dict[str, Any] = {}
+    columns = np.ascontiguousarray(rows.T)  # one pass over the rows, then column by column
     for name, col in _KERNEL_COLUMNS.items():
-        values = rows[:, col]
+        values = columns[col]
         if name in _BOOL_COLUMNS:
             data[name] = values.astype(bool)
         elif name == "blocked":
-            data[name] = pl.Series(name, np.array(_BLOCKED_NAMES)[values], dtype=pl.Categorical)
+            data[name] = _categorical(name, _BLOCKED_NAMES, values)
         else:
             data[name] = values.astype(np.int32)
     data["contract"] = (
         (rows[:, E.R_ROUND] % 7 + 1).astype(np.int8) if game == "contrat" else np.zeros(len(rows), dtype=np.int8)
     )
-    names = np.array([s.name for s in chosen])
+    names = [s.name for s in chosen]
     index = rows[:, E.R_SEAT]
     if rotate:
         index = (index - rows[:, E.R_GAME]) % len(chosen)
     data["strategy_index"] = index.astype(np.int16)
-    data["strategy"] = pl.Series("strategy", names[index], dtype=pl.Categorical)
+    data["strategy"] = _categorical("strategy", names, index)
     data["rules_version"] = np.full(len(rows), RULES_VERSION, dtype=np.int16)
     return pl.DataFrame(data).select(list(RESULT_COLUMNS))
 
