@@ -358,8 +358,10 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     searched freely. Few melds hold a given card, so this is far quicker
     than searching everything and discarding what misses it.
     """
+    useful, joker_useful = _group(n, c_mask, c_info, ws)
     if forced < 0:
-        return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, -1, card_limit, target, out, ws)
+        return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws,
+                       useful, joker_useful)
     sub = ws[1][8]
     best = -1
     n_best = 0
@@ -380,8 +382,8 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         nlo, nhi = remove_mask(lo, hi, m)
         natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
-                               need_natural and not natural_run, -1, card_limit - size,
-                               max(target, best + 1) - value, sub, ws)
+                               need_natural and not natural_run, card_limit - size,
+                               max(target, best + 1) - value, sub, ws, useful, joker_useful)
         if rest >= 0 and rest + value > best and rest + value >= target:
             best = rest + value
             out[0] = k
@@ -394,65 +396,24 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
 
 
 @kernel
-def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
-    """The best collection of disjoint candidates, exactly.
+def _group(n, c_mask, c_info, ws):
+    """Group the candidates by their lowest natural card, for :func:`_search`.
 
-    Parameters
-    ----------
-    lo, hi, jk : uint64, uint64, int
-        The hand.
-    n, c_mask, c_info : int, uint64[:], int32[:, N_INFO]
-        Candidates from :func:`enumerate_melds` for this hand.
-    objective : int
-        0: opening points; 1: cards laid.
-    need_natural : bool
-        Only collections holding a run without joker qualify.
-    forced : int
-        A card code (52 for a joker) the collection must use; -1 for none.
-    card_limit : int
-        Most cards the collection may hold.
-    target : int
-        Only collections worth at least this much qualify.
-    out : int64[:]
-        Receives the chosen candidates' indices.
-    ws : tuple
-        Scratch arrays from :func:`workspace`, reused across calls.
-
-    Returns
-    -------
-    (int, int)
-        The best value (-1 if nothing qualifies) and how many candidates of
-        ``out`` make it.
+    The search settles the hand's lowest card first, either left in hand or
+    in a meld it heads, so it looks candidates up by lowest card: their
+    indices sorted by it go to ``ws[0][1]``, where the group of card ``c``
+    runs from ``ws[0][2][c]`` to ``ws[0][2][c + 1]``. Returns the mask of
+    the cards some candidate uses and whether some candidate holds a joker.
+    Done once per :func:`search`, however many searches it runs on the
+    same candidates.
     """
-    # Only cards that some candidate uses can be laid: drop the others.
     useful = ZERO
     joker_useful = False
     for k in range(n):
         useful |= c_mask[k]
         if c_info[k, I_JOKER]:
             joker_useful = True
-    lo = lo & useful
-    hi = hi & useful
-    if not joker_useful:
-        jk = 0
-    if forced >= 0:
-        if forced == JOKER:
-            if jk == 0:
-                return -1, 0
-        elif not (lo & bit(forced)):
-            return -1, 0
-    # Nothing to find when even every useful card together is not enough.
-    root_bound = _bound(lo, hi, jk, objective)
-    if objective == 1 and root_bound > card_limit:
-        root_bound = card_limit
-    if root_bound < target or n == 0:
-        if target <= 0 and not need_natural and forced < 0:
-            return 0, 0
-        return -1, 0
-
-    # Candidates grouped by their lowest natural card: the search settles the
-    # hand's lowest card first, either left in hand or in a meld it heads.
-    wc, wf, wu = ws
+    wc = ws[0]
     lows = wc[0]
     order = wc[1]
     first = wc[2]
@@ -469,12 +430,65 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card
     for k in range(n):
         order[fill[lows[k]]] = k
         fill[lows[k]] += 1
+    return useful, joker_useful
+
+
+@kernel
+def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
+            joker_useful):
+    """The best collection of disjoint candidates, exactly.
+
+    Parameters
+    ----------
+    lo, hi, jk : uint64, uint64, int
+        The hand.
+    n, c_mask, c_info : int, uint64[:], int32[:, N_INFO]
+        Candidates from :func:`enumerate_melds` for this hand.
+    objective : int
+        0: opening points; 1: cards laid.
+    need_natural : bool
+        Only collections holding a run without joker qualify.
+    card_limit : int
+        Most cards the collection may hold.
+    target : int
+        Only collections worth at least this much qualify.
+    out : int64[:]
+        Receives the chosen candidates' indices.
+    ws : tuple
+        Scratch arrays from :func:`workspace`, reused across calls, holding
+        the candidates grouped by :func:`_group`.
+    useful, joker_useful : uint64, bool
+        What :func:`_group` returned for these candidates.
+
+    Returns
+    -------
+    (int, int)
+        The best value (-1 if nothing qualifies) and how many candidates of
+        ``out`` make it.
+    """
+    # Only cards that some candidate uses can be laid: drop the others.
+    lo = lo & useful
+    hi = hi & useful
+    if not joker_useful:
+        jk = 0
+    # Nothing to find when even every useful card together is not enough.
+    root_bound = _bound(lo, hi, jk, objective)
+    if objective == 1 and root_bound > card_limit:
+        root_bound = card_limit
+    if root_bound < target or n == 0:
+        if target <= 0 and not need_natural:
+            return 0, 0
+        return -1, 0
+
+    # Candidates grouped by their lowest natural card (see _group).
+    wc, wf, wu = ws
+    order = wc[1]
+    first = wc[2]
 
     f_lo = wu[0]
     f_hi = wu[1]
     f_jk = wf[0]
     f_nat = wf[1]
-    f_forced = wf[2]
     f_used = wf[3]
     f_val = wf[4]
     f_iter = wf[5]
@@ -488,7 +502,6 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card
     f_hi[0] = hi
     f_jk[0] = jk
     f_nat[0] = 1 if need_natural else 0
-    f_forced[0] = 1 if forced >= 0 else 0
     f_used[0] = 0
     f_val[0] = 0
     f_iter[0] = -2
@@ -498,7 +511,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card
         if it == -2:
             # A new node: a leaf when no natural is left, else prune or expand.
             if clo == ZERO:
-                if not f_nat[d] and not f_forced[d] and f_val[d] > best:
+                if not f_nat[d] and f_val[d] > best:
                     best = f_val[d]
                     found = True
                     n_best = 0
@@ -520,20 +533,14 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card
         c = lowest(clo)
         if it == -1:
             f_iter[d] = first[c]
-            # Leave one copy of c in hand, unless it is the last copy of the
-            # card the collection must use.
-            chi = f_hi[d]
-            last_copy = not (chi & bit(c))
-            if f_forced[d] and forced == c and last_copy:
-                continue
-            nlo, nhi = remove_card(clo, chi, c)
+            # Leave one copy of c in hand.
+            nlo, nhi = remove_card(clo, f_hi[d], c)
             f_choice[d] = -1
             e = d + 1
             f_lo[e] = nlo
             f_hi[e] = nhi
             f_jk[e] = f_jk[d]
             f_nat[e] = f_nat[d]
-            f_forced[e] = f_forced[d]
             f_used[e] = f_used[d]
             f_val[e] = f_val[d]
             f_iter[e] = -2
@@ -559,8 +566,6 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card
             f_jk[e] = f_jk[d] - joker
             natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
             f_nat[e] = 1 if (f_nat[d] and not natural_run) else 0
-            uses_forced = (forced == JOKER and joker == 1) or (forced >= 0 and forced < JOKER and (m & bit(forced)) != ZERO)
-            f_forced[e] = 1 if (f_forced[d] and not uses_forced) else 0
             f_used[e] = f_used[d] + size
             f_val[e] = f_val[d] + (c_info[k, I_POINTS] if objective == 0 else size)
             f_iter[e] = -2
