@@ -9,7 +9,9 @@ Prints, after compilation (a warm-up run is not timed):
   seven deals), on one worker and on every core, with the scaling
   efficiency. Each case is sized to last about S seconds from a short
   calibration run, and the median of R timed runs is printed, so that the
-  figures do not depend on a lucky or an unlucky run of this machine;
+  figures do not depend on a lucky or an unlucky run of this machine; runs
+  on one worker and on every core alternate, and the scaling is the median
+  ratio of adjacent runs;
 - the median and 99th percentile of the compiled best_opening on random
   14-card hands of the 108-card deck;
 - the machine's own scaling: a compiled loop of table lookups and branches
@@ -46,9 +48,9 @@ def rate(ruleset: str, strategies: list[str], n_games: int, workers: int) -> tup
     return rounds / elapsed, n_games / elapsed, rounds
 
 
-def measure(ruleset: str, strategies: list[str], workers: int, seconds: float, repeat: int) -> tuple[float, float, int]:
-    """Median (rounds/s, games/s) over ``repeat`` runs of about ``seconds`` each, and the rounds of one run."""
-    # Calibrate on runs long enough that fixed costs do not skew the estimate.
+def games_for(ruleset: str, strategies: list[str], workers: int, seconds: float) -> int:
+    """How many games take about ``seconds``, calibrated on runs long enough
+    that fixed costs do not skew the estimate."""
     n_games = 20 * workers
     while True:
         start = time.perf_counter()
@@ -57,9 +59,29 @@ def measure(ruleset: str, strategies: list[str], workers: int, seconds: float, r
         if elapsed >= 0.2 * seconds:
             break
         n_games *= max(2, min(10, int(0.3 * seconds / max(elapsed, 1e-3))))
-    n_games = max(20 * workers, int(n_games * seconds / elapsed))
-    runs = [rate(ruleset, strategies, n_games, workers) for _ in range(repeat)]
-    return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), runs[0][2])
+    return max(20 * workers, int(n_games * seconds / elapsed))
+
+
+def measure(ruleset: str, strategies: list[str], cores: int, seconds: float, repeat: int) -> list[tuple]:
+    """Per worker count (1, then ``cores`` if more): median rounds/s, games/s,
+    the rounds of one run, and the median scaling.
+
+    Runs on one worker and on every core alternate, and the scaling is the
+    median of each adjacent pair's ratio, so that a change in what else the
+    machine runs between two measurements does not pass for the engine's.
+    """
+    counts = [1] + ([cores] if cores > 1 else [])
+    sizes = {w: games_for(ruleset, strategies, w, seconds) for w in counts}
+    runs: dict[int, list] = {w: [] for w in counts}
+    ratios = []
+    for _ in range(repeat):
+        for w in counts:
+            runs[w].append(rate(ruleset, strategies, sizes[w], w))
+        if cores > 1:
+            ratios.append(runs[cores][-1][0] / (runs[1][-1][0] * cores))
+    scaling = statistics.median(ratios) if ratios else 1.0
+    return [(w, statistics.median(r[0] for r in runs[w]), statistics.median(r[1] for r in runs[w]), runs[w][0][2],
+             scaling) for w in counts]
 
 
 def best_opening_latency(n: int = 20000) -> tuple[float, float]:
@@ -128,12 +150,9 @@ def main() -> None:
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
     for ruleset, players, name in cases:
-        one, one_g, rounds = measure(ruleset, [name] * players, 1, seconds, repeat)
-        print(f"{ruleset:>7} {players:>7} {name:>8} {1:>7} {one:>10.0f} {one_g:>9.1f} {rounds:>7}")
-        if cores > 1:
-            many, many_g, rounds = measure(ruleset, [name] * players, cores, seconds, repeat)
-            print(f"{ruleset:>7} {players:>7} {name:>8} {cores:>7} {many:>10.0f} {many_g:>9.1f} {rounds:>7} "
-                  f"{many / (one * cores):>8.0%}")
+        for workers, per_s, games_s, rounds, scaling in measure(ruleset, [name] * players, cores, seconds, repeat):
+            shown = f"{scaling:>8.0%}" if workers > 1 else ""
+            print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} {shown}")
     median, p99 = best_opening_latency()
     print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
     if cores > 1:
