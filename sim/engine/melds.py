@@ -579,7 +579,13 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
 
 @njit(cache=True, nogil=True)
 def workspace():
-    """Scratch arrays for :func:`search`: allocate once, reuse for every call."""
+    """Scratch arrays for :func:`search`: allocate once, reuse for every call.
+
+    ``[0]`` the candidates grouped by lowest card (:func:`_group`); ``[1]``
+    and ``[2]`` the depth-first search's frames (row 2 of ``[1]`` is spare),
+    row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
+    forced card's sub-search.
+    """
     return (
         np.zeros((4, MAX_CANDIDATES), dtype=np.int64),
         np.zeros((9, 64), dtype=np.int64),
@@ -588,25 +594,26 @@ def workspace():
 
 
 @njit(cache=True, nogil=True)
-def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
-    """Exact best opening total of a hand (0 if none): the compiled ``best_opening``."""
+def _best_alone(lo, hi, jk, min_run, ace_high, objective, need_natural):
+    """The best value of a hand on its own (0 if none), with scratch of its own."""
     c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
     c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
     out = np.empty(64, dtype=np.int64)
     n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
-    value, _ = search(lo, hi, jk, n, c_mask, c_info, 0, need_natural, -1, 1000, 0, out, workspace())
+    value, _ = search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, -1, 1000, 0, out, workspace())
     return max(value, 0)
+
+
+@njit(cache=True, nogil=True)
+def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
+    """Exact best opening total of a hand (0 if none): the compiled ``best_opening``."""
+    return _best_alone(lo, hi, jk, min_run, ace_high, 0, need_natural)
 
 
 @njit(cache=True, nogil=True)
 def max_melded(lo, hi, jk, min_run, ace_high):
     """Most cards of a hand that disjoint melds can hold: the compiled ``max_melded_cards``."""
-    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
-    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
-    out = np.empty(64, dtype=np.int64)
-    n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
-    value, _ = search(lo, hi, jk, n, c_mask, c_info, 1, False, -1, 1000, 0, out, workspace())
-    return max(value, 0)
+    return _best_alone(lo, hi, jk, min_run, ace_high, 1, False)
 
 
 def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:

@@ -437,6 +437,8 @@ def enumerate_actions(
 
 @kernel
 def _table_holds_joker(g, table):
+    """Whether some table meld holds a joker: checked before listing recoveries,
+    so that a table without one skips that call and its thirty arguments."""
     for m in range(g[G_MELDS]):
         if table[m, I_JOKER]:
             return True
