@@ -357,6 +357,26 @@ def test_4_the_natural_run_is_required_by_the_ducale_table_only():
     assert not any(e["type"] == "open" for e in ducale)
 
 
+def test_3_3_joker_recovery_example_played():
+    # Section 3.3: on the table 7♣ ★ 9♣, the joker being 8♣; the player lays 8♣
+    # in its place, takes the joker and lays it again at once, as Q♥ K♥ ★.
+    # (Under discard_take = only_after_opening, so that the first player, who
+    # has not opened, draws from the stock and lays the joker in 7♣ ★ 9♣.)
+    deal = {
+        "hands": ["7♣ ★ 9♣ K♠ K♥ K♦ 10♥ 10♦ 10♣ 2♠ 5♦ 4♥ 6♠", "8♣ Q♥ K♥ A♠ A♦ A♣ 10♠ J♠ Q♠ 7♦ 4♦ 6♠ 5♥"],
+        "pile": "3♠",
+        "stock": "4♣ 2♥",
+    }
+    events = play(preset("rami51", discard_take="only_after_opening"), 2, deal, max_rounds=1)
+    first = turn_of(events, 0)
+    assert first[1]["type"] == "open"
+    assert first[1]["melds"][0] == {"id": 0, "cards": "7♣ ★ 9♣", "stands_for": "8♣"}
+    second = turn_of(events, 1)
+    assert [e["type"] for e in second] == ["draw", "open", "recover", "meld", "discard"]
+    assert {k: second[2][k] for k in ("seat", "id", "card")} == {"seat": 1, "id": 0, "card": "8♣"}
+    assert second[3]["cards"] == "★ Q♥ K♥" and second[3]["stands_for"] in ("J♥", "A♥")
+
+
 RAMI_SEC_DEAL = {
     # The winner lays its whole hand in its first turn: 6♠ 7♠ 8♠ + A♦ A♣ ★ +
     # K♣ K♦ K♥ + 2♥ 3♥ 4♥ 5♥, draws J♣ and discards it.
@@ -399,7 +419,7 @@ def test_6_2_deal_2_contract_played():
             "round": 1,
             "hands": [
                 "2♣ 4♣ 6♣ 8♣ 10♣ Q♣ A♦ 3♦ 5♦ 9♦",
-                f"7♣ 7♥ 7♦ {run} 2♦ 4♥ J♥ K♦",
+                f"7♣ 7♥ 7♦ {run} 2♦ 4♥ J♥",
                 "A♠ 3♠ 9♠ J♠ K♠ A♥ 3♥ 5♥ 9♥ Q♥",
             ],
             "pile": "K♣",
