@@ -487,5 +487,9 @@ def test_10_every_test_named_here_exists():
     for filename, test in named:
         source = (ROOT / "tests" / filename).read_text(encoding="utf-8")
         assert re.search(rf"^def {test}\(", source, re.M), f"{filename}::{test} is named in docs/rules.md"
+    # every decision of section 9 has its row
+    groups = re.findall(r"\bitems? (\d+(?:, \d+)*)", section("10"))
+    items = {int(n) for group in groups for n in re.findall(r"\d+", group)}
+    assert items == set(range(1, 32))
     mine = re.findall(r"^def (test_\w+)\(", Path(__file__).read_text(encoding="utf-8"), re.M)
     assert set(mine) <= {test for filename, test in named if filename == "test_rule_book.py"}

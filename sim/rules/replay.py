@@ -2,7 +2,7 @@
 
 A trace (``docs/trace.md``) is the list of events of one game, as plain dicts
 with cards in notation. :func:`check_trace` replays it card by card and raises
-:class:`ReplayError` at the first event that breaks a rule of ``docs/rules.md`` or
+:class:`ReplayError` at the first event that breaks a rule (sections 1 to 8) or
 a decision of ``docs/rules.md`` (items 11 to 24 are about play, items 26 to
 31 about Rami contrat), loses or duplicates a card, or scores differently from
 :func:`sim.rules.round_scores`.
