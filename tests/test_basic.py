@@ -1,4 +1,4 @@
-"""Basic rummy (seed 001, RULES.md section 7) played by the compiled engine."""
+"""Bicycle basic rummy (docs/rules.md section 7) played by the compiled engine."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sim
 from sim import rules
 from sim.rules.replay import check_trace
 
-SEED_EXAMPLE = {
+RULE_BOOK_EXAMPLE = {
     # « Tu as 4, 5 et 7 de cœur, ainsi que trois Dames et un 9 de pique. »
     # The two opponents hold 18 and 25 points (ace 1).
     "hands": ["4♥ 5♥ 7♥ Q♣ Q♦ Q♠ 9♠", "A♣ A♦ 2♣ 2♦ 3♣ 4♦ 5♠", "A♠ 2♠ 3♥ 3♠ 4♣ 6♦ 6♣"],
@@ -19,12 +19,12 @@ SEED_EXAMPLE = {
 }
 
 
-def test_seed_example_goes_out_with_a_rami_worth_86():
-    """seed 001: « Pose la suite 4-5-6-7 de cœur et les trois Dames, puis défausse
+def test_rule_book_example_goes_out_with_a_rami_worth_86():
+    """Bicycle basic rummy: « Pose la suite 4-5-6-7 de cœur et les trois Dames, puis défausse
     le 9 de pique : ta main est vide, tu gagnes cette manche. » and « les
     adversaires ont 18 et 25 points en main : tu reçois 43 points normalement,
     ou 86 en faisant rami. »"""
-    events = sim.play_traced("basic", ["greedy"] * 3, seed=1, max_rounds=1, deal=SEED_EXAMPLE)
+    events = sim.play_traced("basic", ["greedy"] * 3, seed=1, max_rounds=1, deal=RULE_BOOK_EXAMPLE)
     check_trace(events)
     kinds = [e["type"] for e in events]
     assert kinds[:6] == ["game_start", "deal", "draw", "open", "discard", "out"]
@@ -39,7 +39,7 @@ def test_seed_example_goes_out_with_a_rami_worth_86():
 
 
 def test_deal_sizes_follow_the_number_of_players():
-    """seed 001: « dix cartes chacun à deux ; sept à trois ou quatre ; six à cinq ou six. »"""
+    """Bicycle basic rummy: « dix cartes chacun à deux ; sept à trois ou quatre ; six à cinq ou six. »"""
     for players, size in [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)]:
         events = sim.play_traced("basic", ["greedy"] * players, seed=players, max_rounds=1)
         deal = events[1]
@@ -50,7 +50,7 @@ def test_deal_sizes_follow_the_number_of_players():
 
 
 def test_three_rounds_and_the_highest_total_wins():
-    """seed 001: « Après les trois manches convenues ici, le plus haut total gagne ;
+    """Bicycle basic rummy: « Après les trois manches convenues ici, le plus haut total gagne ;
     une égalité peut être partagée. »"""
     df = sim.simulate("basic", ["greedy", "random", "greedy", "random"], n_games=300, seed=2)
     games = sim.game_summary(df)

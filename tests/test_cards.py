@@ -1,4 +1,4 @@
-"""Cards, decks and the text notation (RULES.md section 1)."""
+"""Cards, decks and the text notation (docs/rules.md section 1)."""
 
 from collections import Counter
 
@@ -83,7 +83,7 @@ def test_parse_one_token(token, rank, suit):
 
 @pytest.mark.parametrize("token", ["★", "JK"])
 def test_parse_joker(token):
-    # "A joker is ★ or JK."
+    # docs/rules.md section 1: a joker is ★ or JK.
     assert parse(token) == [JOKER]
 
 
@@ -124,7 +124,7 @@ def test_parse_empty_text_is_an_empty_hand():
     ["11H", "7X", "Z", "1S", "KK", "0C", "A", "10", "7c", "jk", "♣7", "10♣♣", "7♣,8♣", "JK♣", "★★", "14♠", "B♠"],
 )
 def test_bad_token_raises_value_error_naming_it(token):
-    # "Anything else is an error that names the bad token."
+    # docs/rules.md section 1 and item 1: any other token is refused, named.
     with pytest.raises(ValueError) as info:
         parse(token)
     assert token in str(info.value)
@@ -166,8 +166,8 @@ def test_every_code_round_trips_through_both_notations():
 
 # --------------------------------------------------------------------- decks
 def test_rami51_deck_has_108_cards():
-    # "deux jeux de 52 cartes et quatre jokers, soit 108 cartes" (seed 000);
-    # « deux jeux de 54 cartes classiques (dont deux jokers) » (seed 004):
+    # "deux jeux de 52 cartes et quatre jokers, soit 108 cartes" (Règles du Rami);
+    # « deux jeux de 54 cartes classiques (dont deux jokers) » (Le jeu de Rami):
     # 2 decks * 52 naturals + 4 jokers = 104 + 4 = 108.
     d = deck(2, 4)
     assert len(d) == 2 * 52 + 4 == 108
@@ -184,7 +184,7 @@ def test_rami51_deck_has_108_cards():
 
 
 def test_basic_deck_has_52_cards_and_no_joker():
-    # "Il faut 52 cartes ordinaires, sans joker" (seed 001).
+    # "Il faut 52 cartes ordinaires, sans joker" (Bicycle basic rummy).
     d = deck(1, 0)
     assert len(d) == 52
     assert sorted(d) == list(range(52))

@@ -1,4 +1,4 @@
-"""Rami contrat (RULES.md section 6, seeds 000 and 002) played by the compiled engine."""
+"""Rami contrat (docs/rules.md section 6) played by the compiled engine."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def compiled_contract(hand, deal, r=CONTRAT):
     return cards_laid
 
 
-def test_seed_contract_examples_in_the_compiled_search():
-    """seed 000: « À la donne 2, 7 de trèfle, 7 de cœur, 7 de carreau avec 5, 6, 7, 8 de
+def test_rule_book_contract_examples_in_the_compiled_search():
+    """Règles du Rami: « À la donne 2, 7 de trèfle, 7 de cœur, 7 de carreau avec 5, 6, 7, 8 de
     pique remplit le contrat. Avec seulement 5, 6, 7 de pique, non : trois cartes ne
     font pas une suite au Rami contrat. Un joker peut tenir une carte : 9 de cœur,
     joker, valet et dame de cœur est bien une suite de quatre »"""
@@ -73,7 +73,7 @@ MAY_I_DEAL = {
 }
 
 
-def test_seed_may_i_example():
+def test_rule_book_may_i_example():
     events = sim.play_traced("contrat", ["greedy"] * 3, seed=2, max_rounds=1, deal=MAY_I_DEAL)
     check_trace(events)
     draw, ask = events[2], events[3]
@@ -92,8 +92,8 @@ def test_may_i_can_be_switched_off():
     assert not any(e["type"] == "may_i" for e in events)
 
 
-def test_seed_deal7_hand_goes_out_by_laying_it_all():
-    """seed 000: « Avec treize cartes en main après avoir pioché, 2, 3, 4, 5, 6 de trèfle,
+def test_rule_book_deal7_hand_goes_out_by_laying_it_all():
+    """Règles du Rami: « Avec treize cartes en main après avoir pioché, 2, 3, 4, 5, 6 de trèfle,
     8, 9, 10, valet de cœur et 10, valet, dame, roi de carreau font trois suites :
     tu poses tout et tu sors. »"""
     # Deal 7 is round 6; with 3 players its first player is seat 0.

@@ -51,11 +51,11 @@ def test_compiled_best_opening_and_max_melded_match_the_reference(preset):
 
 
 def test_compiled_best_opening_of_the_rule_book_examples():
-    # RULES.md section 4: "K♣ K♦ K♥ = 30 and 9♠ 10♠ J♠ = 29, together 59: opens."
+    # docs/rules.md section 4: K♣ K♦ K♥ is 30 and 9♠ 10♠ J♠ 29, together 59: opens.
     assert M.best_opening_points(*M.hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True, False) == 59
-    # "8♠ 7♠ 6♠ + A♦ A♣ ★ = 21 + 33 = 54."
+    # 6♠ 7♠ 8♠ + A♦ A♣ ★ is 21 + 33 = 54.
     assert M.best_opening_points(*M.hand_words(cards.parse("8♠ 7♠ 6♠ A♦ A♣ ★")), 3, True, True) == 54
-    # "Q♦ K♦ A♦ = 31; A♥ 2♥ 3♥ = 6."
+    # Q♦ K♦ A♦ is 31; A♥ 2♥ 3♥ is 6.
     assert M.best_opening_points(*M.hand_words(cards.parse("Q♦ K♦ A♦")), 3, True, False) == 31
     assert M.best_opening_points(*M.hand_words(cards.parse("A♥ 2♥ 3♥")), 3, True, False) == 6
 

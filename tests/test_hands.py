@@ -1,6 +1,6 @@
 """What a hand can lay: best opening, most cards melded, contracts.
 
-RULES.md sections 4 and 6, checked on the worked examples and against a
+docs/rules.md sections 4 and 6, checked on the worked examples and against a
 brute force written here: every subset of the hand is judged by
 ``classify_meld`` / ``meld_readings``, then every packing of disjoint melds
 is tried.
@@ -124,8 +124,8 @@ def random_hand(rng, size, pool=POOL):
 
 
 # ----------------------------------------------------------- worked examples
-def test_seed000_three_kings_and_a_run_open():
-    """seed 000: « Roi de trèfle, roi de carreau, roi de cœur vaut 30 points, et 9, 10,
+def test_three_kings_and_a_run_open():
+    """Règles du Rami: « Roi de trèfle, roi de carreau, roi de cœur vaut 30 points, et 9, 10,
     valet de pique vaut 29 points : ensemble, 59 points, tu peux ouvrir. »"""
     hand = "K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦"
     assert best_opening(hand, RAMI51) == 59
@@ -136,21 +136,21 @@ def test_seed000_three_kings_and_a_run_open():
     assert best_opening(hand, CLASSIC) == 59
 
 
-def test_seed000_run_alone_must_wait():
-    """seed 000: « La suite 9, 10, valet de pique seule ne vaut que 29 : il faut attendre. »"""
+def test_run_alone_must_wait():
+    """Règles du Rami: « La suite 9, 10, valet de pique seule ne vaut que 29 : il faut attendre. »"""
     assert best_opening("9♠ 10♠ J♠ 2♦", RAMI51) == 29
     assert best_opening("9♠ 10♠ J♠ 2♦", RAMI51) < RAMI51.open_threshold
 
 
-def test_seed000_three_kings_are_30():
-    """seed 000: « trois rois valent déjà 30. »"""
+def test_three_kings_are_30():
+    """Règles du Rami: « trois rois valent déjà 30. »"""
     assert best_opening("K♣ K♦ K♥", RAMI51) == 30
 
 
-def test_seed004_opening_hand_is_54():
-    """seed 004: « Exemple de jeu posable : ( 8♠ - 7♠ - 6♠ ) + ( As♦ - As♣ - Joker ) »,
+def test_aces_set_and_natural_run_open_with_54():
+    """Le jeu de Rami: « Exemple de jeu posable : ( 8♠ - 7♠ - 6♠ ) + ( As♦ - As♣ - Joker ) »,
     « Ce jeu fait (8+7+6) + (11+11+11) = 54 »; it holds the « tierce franche, c'est-à-dire
-    une séquence de trois cartes sans joker » that seed 004 requires."""
+    une séquence de trois cartes sans joker » that Le jeu de Rami requires."""
     hand = "8♠ 7♠ 6♠ A♦ A♣ ★"
     # alternatives: 6♠ 7♠ 8♠ ★ as 9♠ = 30 with the aces left in hand; 54 is the most
     assert best_opening(hand, CLASSIC) == 54
@@ -159,8 +159,8 @@ def test_seed004_opening_hand_is_54():
 
 
 def test_one_ace_is_high_or_low_not_both():
-    """RULES.md: "The ace sits either before the 2 (A-2-3, "low") or after the king
-    (Q-K-A, "high"), never both in one run"; seed 004: « L'as mis en position de 1,
+    """docs/rules.md section 2.1: the ace goes below the 2 (ace low) or above the king
+    (ace high), never both in one run; Le jeu de Rami: « L'as mis en position de 1,
     restera un 1. L'As mis en position d'As (après le roi) restera un As. »"""
     # one A♦: Q-K-A (31) or A-2-3 (6), not both
     assert best_opening("Q♦ K♦ A♦ 2♦ 3♦", RAMI51) == 31
@@ -174,9 +174,9 @@ def test_one_ace_is_high_or_low_not_both():
 
 # --------------------------------------------------------------- tierce franche
 def test_tierce_franche_required_by_ducale_not_by_rami51():
-    """seed 003: « Elles doivent totaliser au moins 51 points et comprendre une suite
-    d'au moins trois cartes naturelles, sans joker. » RULES.md: open_needs_natural_run
-    "false in seed 000, true in seeds 003 and 004"."""
+    """Les règles du Rami 51: « Elles doivent totaliser au moins 51 points et comprendre une suite
+    d'au moins trois cartes naturelles, sans joker. » docs/rules.md section 4: open_needs_natural_run
+    is false in Règles du Rami, true in Les règles du Rami 51 and Le jeu de Rami."""
     # only melds with jokers: 7♣ 8♣ ★(9♣) = 24, K♠ K♥ ★ = 30
     hand = "7♣ 8♣ ★ K♠ K♥ ★"
     assert best_opening(hand, RAMI51) == 54
@@ -281,8 +281,8 @@ def test_meets_contract_matches_brute_force():
 
 
 # ---------------------------------------------------------- max_melded_cards
-def test_seed001_example_lays_all_but_the_discard():
-    """seed 001: « Tu as 4, 5 et 7 de cœur, ainsi que trois Dames et un 9 de pique. Tu
+def test_basic_example_lays_all_but_the_discard():
+    """Bicycle basic rummy: « Tu as 4, 5 et 7 de cœur, ainsi que trois Dames et un 9 de pique. Tu
     pioches le 6 de cœur. Pose la suite 4-5-6-7 de cœur et les trois Dames, puis
     défausse le 9 de pique : ta main est vide »"""
     before = "4♥ 5♥ 7♥ D♣ D♦ D♠ 9♠"
@@ -291,7 +291,7 @@ def test_seed001_example_lays_all_but_the_discard():
 
 
 def test_a_card_belongs_to_one_meld_at_a_time():
-    """seed 001: « Une carte ne peut appartenir qu'à une combinaison à la fois. »"""
+    """Bicycle basic rummy: « Une carte ne peut appartenir qu'à une combinaison à la fois. »"""
     assert max_melded_cards("7♣ 8♣ 9♣ 9♦ 9♥", BASIC) == 3
     # two decks: a second 9♣ makes both melds
     assert max_melded_cards("7♣ 8♣ 9♣ 9♣ 9♦ 9♥", RAMI51) == 6
@@ -304,7 +304,7 @@ def test_max_melded_cards_examples():
     assert max_melded_cards("7♣ 8♣ 9♣ 10♣ J♣ Q♣ K♣ A♣", RAMI51) == 8
     assert max_melded_cards("7♣ 8♣ 9♣ 10♣ J♣ Q♣ K♣ A♣", BASIC) == 7  # no ace high
     assert max_melded_cards("5♠ 6♠ 7♠", CONTRAT) == 0  # runs of 4 in contrat
-    # the seed 002 deal-7 hand is all melded
+    # the Règles du Rami contrat deal-7 hand is all melded
     assert max_melded_cards("2♣ 3♣ 4♣ 5♣ 6♣ 8♥ 9♥ 10♥ V♥ 10♦ V♦ D♦ R♦", CONTRAT) == 13
 
 
@@ -315,9 +315,9 @@ def test_best_opening_empty_and_jokers_only():
 
 
 # ------------------------------------------------------------ meets_contract
-def test_seed000_deal2_set_and_run():
-    """seed 000: « À la donne 2, 7 de trèfle, 7 de cœur, 7 de carreau avec 5, 6, 7, 8 de
-    pique remplit le contrat. » seed 002: « Donne 2 : 7♣7♥7♦ et 5♠6♠7♠8♠ : le contrat
+def test_deal2_set_and_run():
+    """Règles du Rami: « À la donne 2, 7 de trèfle, 7 de cœur, 7 de carreau avec 5, 6, 7, 8 de
+    pique remplit le contrat. » Règles du Rami contrat: « Donne 2 : 7♣7♥7♦ et 5♠6♠7♠8♠ : le contrat
     est rempli. »"""
     assert meets_contract("7♣ 7♥ 7♦ 5♠ 6♠ 7♠ 8♠", 2) is True
     assert meets_contract("7♣ 7♥ 7♦ 5♠ 6♠ 7♠ 8♠", 2, CONTRAT) is True
@@ -326,22 +326,22 @@ def test_seed000_deal2_set_and_run():
     assert meets_contract("7♣ 7♥ 7♦ 5♠ 6♠ 7♠ 8♠ K♦ 2♥ 9♣", 2) is True
 
 
-def test_seed000_deal2_three_card_run_is_not_enough():
-    """seed 000: « Avec seulement 5, 6, 7 de pique, non : trois cartes ne font pas une
-    suite au Rami contrat. » seed 002: « 5♠6♠7♠ ne suffit pas »"""
+def test_deal2_three_card_run_is_not_enough():
+    """Règles du Rami: « Avec seulement 5, 6, 7 de pique, non : trois cartes ne font pas une
+    suite au Rami contrat. » Règles du Rami contrat: « 5♠6♠7♠ ne suffit pas »"""
     assert meets_contract("7♣ 7♥ 7♦ 5♠ 6♠ 7♠", 2) is False
     assert meets_contract("7♣ 7♥ 7♦ 5♠ 6♠ 7♠ K♦ 2♥ 9♣ 3♣", 2) is False
 
 
-def test_seed002_deal2_with_joker_run():
-    """seed 002: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre »"""
+def test_deal2_with_joker_run():
+    """Règles du Rami contrat: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre »"""
     assert meets_contract("9♥ ★ V♥ D♥ 7♣ 7♥ 7♦", 2) is True
 
 
-def test_seed000_deal1_may_i_completes_a_set():
-    """seed 000: « Exemple à la donne 1, contrat de deux brelans. Tu as 9 de trèfle et
+def test_deal1_may_i_completes_a_set():
+    """Règles du Rami: « Exemple à la donne 1, contrat de deux brelans. Tu as 9 de trèfle et
     9 de pique en main, et le 9 de cœur est sur la défausse. [...] tu prends le 9 de
-    cœur et une carte de pénalité. Ton premier brelan est fait. » seed 002: « Donne 1,
+    cœur et une carte de pénalité. Ton premier brelan est fait. » Règles du Rami contrat: « Donne 1,
     contrat de deux brelans. Tu as 9♣9♠ en main, et 9♥ est sur la défausse. »"""
     before = "9♣ 9♠ K♦ K♥ K♠ 2♣ 5♦ 8♥ J♠ 4♣"
     assert meets_contract(before, 1) is False
@@ -358,8 +358,8 @@ def test_deal1_two_sets():
 
 
 def test_deal1_three_sets_still_meets():
-    """RULES.md: the contract is "laid in one go and exactly: no fewer and no more
-    melds than asked". The player lays exactly two sets and keeps the third in
+    """docs/rules.md section 6.3: the contract is laid in one go and exactly: no
+    fewer and no more melds than it asks. The player lays exactly two sets and keeps the third in
     hand; holding more than the contract does not forbid laying it (deals 1-6
     end by a discard, so cards may stay in hand)."""
     assert meets_contract("9♣ 9♠ 9♥ K♦ K♥ K♠ 4♣ 4♦ 4♥", 1) is True
@@ -396,18 +396,18 @@ def test_deals_4_5_6():
 DEAL7 = "2♣ 3♣ 4♣ 5♣ 6♣ 8♥ 9♥ 10♥ V♥ 10♦ V♦ D♦ R♦"
 
 
-def test_seed002_deal7_lays_the_whole_hand():
-    """seed 002: « Contrat 7, treize cartes en main après avoir pioché : 2♣3♣4♣5♣6♣,
+def test_deal7_lays_the_whole_hand():
+    """Règles du Rami contrat: « Contrat 7, treize cartes en main après avoir pioché : 2♣3♣4♣5♣6♣,
     8♥9♥10♥V♥ et 10♦V♦D♦R♦ : trois suites, tu poses tout et tu sors. »
-    seed 000: « Avec treize cartes en main après avoir pioché, 2, 3, 4, 5, 6 de trèfle,
+    Règles du Rami: « Avec treize cartes en main après avoir pioché, 2, 3, 4, 5, 6 de trèfle,
     8, 9, 10, valet de cœur et 10, valet, dame, roi de carreau font trois suites »"""
     assert len(parse(DEAL7)) == 13
     assert meets_contract(DEAL7, 7) is True
 
 
 def test_deal7_needs_every_card_in_the_three_runs():
-    """RULES.md: "except deal 7, where the whole hand is laid as the three runs with
-    no final discard" (decision: the three runs must hold the whole hand)."""
+    """docs/rules.md section 6.5: deal 7 lays the whole hand as the three runs, with
+    no final discard (item 6: the three runs must hold the whole hand)."""
     assert meets_contract(DEAL7 + " K♠", 7) is False
     # the same 14 cards meet a 3-run contract that leaves cards in hand (deal 6 needs a set: no)
     assert meets_contract(DEAL7 + " K♠", 6) is False

@@ -1,7 +1,8 @@
-"""Melds (RULES.md section 2) and their opening values (section 4).
+"""Melds (docs/rules.md section 2) and their opening values (section 4).
 
-Every worked example of RULES.md and of the seeds is here, each test quoting
-the sentence it checks.
+The worked examples of docs/rules.md sections 2 and 4 are here, each test
+quoting the sentence it checks, from docs/rules.md or from the published
+rule book it names.
 """
 
 from itertools import combinations
@@ -28,8 +29,8 @@ def kind(cards, ruleset):
 
 
 # ------------------------------------------------------------------------ runs
-def test_seed000_seven_to_ten_of_clubs_is_a_run():
-    """seed 000: « 7, 8, 9 et 10 de trèfle : une suite valide. »"""
+def test_seven_to_ten_of_clubs_is_a_run():
+    """Règles du Rami: « 7, 8, 9 et 10 de trèfle : une suite valide. »"""
     for r in ALL:
         reading = classify_meld("7♣ 8♣ 9♣ 10♣", r)
         assert reading is not None and reading.kind == "run"
@@ -43,9 +44,9 @@ def test_seed000_seven_to_ten_of_clubs_is_a_run():
 
 @pytest.mark.parametrize("r", ALL, ids=list(R))
 def test_king_ace_two_refused(r):
-    """seed 000: « Roi, as, 2 de la même couleur : refusé, l'as ne fait pas la jointure. »
-    RULES.md: "never between (K-A-2 is refused)"; seed 003: « Il ne relie jamais Roi et 2. »;
-    seed 001: « La suite Roi-As-2 est interdite. »"""
+    """Règles du Rami: « Roi, as, 2 de la même couleur : refusé, l'as ne fait pas la jointure. »
+    docs/rules.md section 2.1: never between (K♠ A♠ 2♠ is refused); Les règles du Rami 51: « Il ne relie jamais Roi et 2. »;
+    Bicycle basic rummy: « La suite Roi-As-2 est interdite. »"""
     assert classify_meld("K♠ A♠ 2♠", r) is None
     assert classify_meld("Q♠ K♠ A♠ 2♠", r) is None
     assert classify_meld("K♠ A♠ 2♠ 3♠", r) is None
@@ -54,8 +55,8 @@ def test_king_ace_two_refused(r):
 
 
 def test_ace_high_and_low_in_rami51():
-    """RULES.md: "The ace sits either before the 2 (A-2-3, "low") or after the
-    king (Q-K-A, "high")"; seed 004: « (Ex : A♥-R♥-D♥) »"""
+    """docs/rules.md section 2.1: the ace goes below the 2 (A♥ 2♥ 3♥, ace low) or
+    above the king (Q♦ K♦ A♦, ace high); Le jeu de Rami: « (Ex : A♥-R♥-D♥) »"""
     for r in (RAMI51, DUCALE, CLASSIC):
         low = classify_meld("A♥ 2♥ 3♥", r)
         assert low.kind == "run" and low.positions == (1, 2, 3)
@@ -65,8 +66,8 @@ def test_ace_high_and_low_in_rami51():
 
 
 def test_ace_never_both_low_and_high_in_one_run():
-    """RULES.md: "The ace sits either before the 2 ... or after the king ...,
-    never both in one run". A 14-card run A..K-A would need the ace at both
+    """docs/rules.md section 2.1: the ace goes below the 2 or above the king,
+    never both in one run. A 14-card run A..K-A would need the ace at both
     ends, with two natural aces or with a joker for one of them."""
     clubs = "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣ 10♣ J♣ Q♣ K♣"
     assert classify_meld(clubs, RAMI51).kind == "run"  # 13 cards: fine
@@ -75,8 +76,8 @@ def test_ace_never_both_low_and_high_in_one_run():
 
 
 def test_ace_never_both_low_and_high_with_a_joker():
-    """RULES.md: "The ace sits either before the 2 (A-2-3, "low") or after the
-    king (Q-K-A, "high"), never both in one run". A♣ 2♣ .. K♣ + ★ can only be
+    """docs/rules.md section 2.1: the ace goes below the 2 (ace low) or above the
+    king (ace high), never both in one run. A♣ 2♣ .. K♣ + ★ can only be
     read as a 14-card run with an ace (natural or joker) at both ends."""
     clubs = "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣ 10♣ J♣ Q♣ K♣"
     assert classify_meld(clubs + " ★", RAMI51) is None
@@ -84,8 +85,8 @@ def test_ace_never_both_low_and_high_with_a_joker():
 
 
 def test_basic_ace_low_only():
-    """seed 001: « L'As peut former As-2-3, mais pas Dame-Roi-As. »
-    RULES.md trap: Q-K-A refused in basic (ace_high false) but valid in rami51."""
+    """Bicycle basic rummy: « L'As peut former As-2-3, mais pas Dame-Roi-As. »
+    docs/rules.md section 2.1: Q♦ K♦ A♦ refused in basic (ace_high false), a run in rami51."""
     assert kind("A♣ 2♣ 3♣", BASIC) == "run"
     assert classify_meld("Q♣ K♣ A♣", BASIC) is None
     assert kind("Q♣ K♣ A♣", RAMI51) == "run"
@@ -93,15 +94,15 @@ def test_basic_ace_low_only():
     assert classify_meld("J♣ Q♣ K♣ A♣", BASIC) is None
 
 
-def test_seed001_mixed_suits_not_a_run():
-    """seed 001: « Un 4 de cœur, un 5 de carreau et un 6 de cœur ne constituent pas une suite. »"""
+def test_mixed_suits_not_a_run():
+    """Bicycle basic rummy: « Un 4 de cœur, un 5 de carreau et un 6 de cœur ne constituent pas une suite. »"""
     for r in ALL:
         assert classify_meld("4♥ 5♦ 6♥", r) is None
     assert kind("4♥ 5♥ 6♥", BASIC) == "run"  # « 4, 5, 6 de cœur »
 
 
-def test_seed001_extending_a_run():
-    """seed 001: « Pour compléter la suite 4-5-6 de cœur, ajoute le 3 de cœur,
+def test_extending_a_run():
+    """Bicycle basic rummy: « Pour compléter la suite 4-5-6 de cœur, ajoute le 3 de cœur,
     le 7 de cœur ou plusieurs cartes qui prolongent réellement la suite. »"""
     for text in ("3♥ 4♥ 5♥ 6♥", "4♥ 5♥ 6♥ 7♥", "2♥ 3♥ 4♥ 5♥ 6♥ 7♥ 8♥"):
         assert kind(text, BASIC) == "run"
@@ -110,7 +111,7 @@ def test_seed001_extending_a_run():
 
 
 def test_runs_need_consecutive_distinct_ranks():
-    """RULES.md: "cards of one suit with consecutive ranks"."""
+    """docs/rules.md section 2.1: cards of one suit with consecutive ranks."""
     for r in ALL:
         assert classify_meld("7♣ 7♣ 8♣", r) is None
         assert classify_meld("7♣ 8♣ 8♣ 9♣", r) is None
@@ -118,8 +119,8 @@ def test_runs_need_consecutive_distinct_ranks():
 
 
 def test_contrat_runs_need_four_cards():
-    """seed 000: « Avec seulement 5, 6, 7 de pique, non : trois cartes ne font pas
-    une suite au Rami contrat. » RULES.md: "Runs need at least 4 cards"."""
+    """Règles du Rami: « Avec seulement 5, 6, 7 de pique, non : trois cartes ne font pas
+    une suite au Rami contrat. » docs/rules.md section 6: runs of at least 4 cards."""
     assert classify_meld("5♠ 6♠ 7♠", CONTRAT) is None
     assert kind("5♠ 6♠ 7♠ 8♠", CONTRAT) == "run"
     assert kind("5♠ 6♠ 7♠", RAMI51) == "run"
@@ -127,8 +128,8 @@ def test_contrat_runs_need_four_cards():
     assert kind("5♠ 6♠ 7♠ ★", CONTRAT) == "run"
 
 
-def test_contrat_joker_run_seed002():
-    """seed 002: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre
+def test_contrat_joker_run():
+    """Règles du Rami contrat: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre
     (le joker tient le 10 de cœur). »"""
     reading = classify_meld("9♥ ★ V♥ D♥", CONTRAT)
     assert reading.kind == "run"
@@ -138,8 +139,8 @@ def test_contrat_joker_run_seed002():
 
 
 # ------------------------------------------------------------------------ sets
-def test_seed000_three_kings_is_a_set():
-    """seed 000: « Roi de pique, roi de cœur, roi de carreau : un brelan valide. »"""
+def test_three_kings_is_a_set():
+    """Règles du Rami: « Roi de pique, roi de cœur, roi de carreau : un brelan valide. »"""
     for r in ALL:
         reading = classify_meld("K♠ K♥ K♦", r)
         assert reading.kind == "set"
@@ -150,28 +151,28 @@ def test_seed000_three_kings_is_a_set():
 
 @pytest.mark.parametrize("r", ALL, ids=list(R))
 def test_same_card_twice_refused_in_a_set(r):
-    """seed 000: « 7 de cœur, 7 de cœur, 7 de trèfle : refusé, c'est deux fois le même 7. »
-    seed 003: « Deux cartes de la même couleur ne peuvent pas appartenir au même groupe. »"""
+    """Règles du Rami: « 7 de cœur, 7 de cœur, 7 de trèfle : refusé, c'est deux fois le même 7. »
+    Les règles du Rami 51: « Deux cartes de la même couleur ne peuvent pas appartenir au même groupe. »"""
     assert classify_meld("7♥ 7♥ 7♣", r) is None
     assert classify_meld("7♥ 7♥ 7♣ 7♠", r) is None
     assert classify_meld("7♥ 7♥ ★", r) is None
 
 
-def test_seed001_groups_of_eights():
-    """seed 001: « Un groupe réunit trois ou quatre cartes de même valeur : trois 8 »;
+def test_groups_of_eights():
+    """Bicycle basic rummy: « Un groupe réunit trois ou quatre cartes de même valeur : trois 8 »;
     « Pour compléter un groupe de trois 8 déjà posé, ajoute le quatrième 8. »"""
     assert kind("8♣ 8♦ 8♥", BASIC) == "set"
     assert kind("8♣ 8♦ 8♥ 8♠", BASIC) == "set"
 
 
-def test_seed004_set_example():
-    """seed 004: « de couleurs différentes (Ex : 3♦-3♣-3♠) »"""
+def test_threes_of_three_suits_are_a_set():
+    """Le jeu de Rami: « de couleurs différentes (Ex : 3♦-3♣-3♠) »"""
     assert kind("3♦ 3♣ 3♠", CLASSIC) == "set"
 
 
 @pytest.mark.parametrize("r", ALL, ids=list(R))
 def test_sets_hold_three_or_four_cards(r):
-    """RULES.md: "Set (brelan of 3, carré of 4)"; seed 003: « Trois ou quatre cartes de même valeur. »"""
+    """docs/rules.md section 2.2: a set is three (brelan) or four (carré) cards; Les règles du Rami 51: « Trois ou quatre cartes de même valeur. »"""
     assert classify_meld("9♣ 9♦", r) is None
     assert classify_meld("9♣ 9♦ 9♥ 9♠ ★", r) is None
     assert classify_meld("9♣ 9♦ 9♥ 9♠ 9♣", r) is None
@@ -179,8 +180,8 @@ def test_sets_hold_three_or_four_cards(r):
 
 
 # ---------------------------------------------------------------------- jokers
-def test_seed000_joker_as_eight_of_clubs():
-    """seed 000: « posé comme 8 de trèfle entre le 7 et le 9, il reste le 8 de trèfle »;
+def test_joker_as_eight_of_clubs():
+    """Règles du Rami: « posé comme 8 de trèfle entre le 7 et le 9, il reste le 8 de trèfle »;
     « Sur la table se trouve 7 de trèfle, joker, 9 de trèfle : le joker tient le 8 de trèfle. »"""
     for r in (RAMI51, DUCALE, CLASSIC):
         reading = classify_meld("7♣ ★ 9♣", r)
@@ -192,8 +193,8 @@ def test_seed000_joker_as_eight_of_clubs():
         assert [rd.stands_for for rd in meld_readings("7♣ ★ 9♣", r)] == [(card(8, CLUBS),)]
 
 
-def test_seed000_joker_replayed_with_queen_and_king_of_hearts():
-    """seed 000: « tu le rejoues aussitôt, par exemple avec ta dame et ton roi de cœur. »"""
+def test_joker_replayed_with_queen_and_king_of_hearts():
+    """Règles du Rami: « tu le rejoues aussitôt, par exemple avec ta dame et ton roi de cœur. »"""
     readings = meld_readings("D♥ R♥ ★", RAMI51)
     assert {rd.stands_for for rd in readings} == {(c("J♥"),), (c("A♥"),)}
     # classify_meld keeps the reading worth most: the joker as the ace high
@@ -201,8 +202,8 @@ def test_seed000_joker_replayed_with_queen_and_king_of_hearts():
     assert best.stands_for == (c("A♥"),) and best.points == 31
 
 
-def test_seed000_joker_in_a_set_any_missing_suit():
-    """seed 000: « Dans un brelan, le joker se récupère avec la carte de même valeur
+def test_joker_in_a_set_any_missing_suit():
+    """Règles du Rami: « Dans un brelan, le joker se récupère avec la carte de même valeur
     d'une couleur qui manque. » (decision: a joker in a set may stand for any missing suit)"""
     readings = meld_readings("K♠ K♥ ★", RAMI51)
     assert all(rd.kind == "set" for rd in readings)
@@ -212,8 +213,8 @@ def test_seed000_joker_in_a_set_any_missing_suit():
     assert best.points == 30
 
 
-def test_seed004_joker_recovery_examples():
-    """seed 004: « 8♠-7♠-Joker. Si on a le 6♠, on peut remplacer le joker »;
+def test_unambiguous_joker_recovery_examples():
+    """Le jeu de Rami: « 8♠-7♠-Joker. Si on a le 6♠, on peut remplacer le joker »;
     « 9♣-9♠-Joker. Même si on a le 9♦ on ne peut pas remplacer le joker. »;
     « on peut poser le 9♦ pour créer un carré 9♦-9♣-9♠-Joker. »"""
     run = meld_readings("8♠ 7♠ ★", CLASSIC)
@@ -229,8 +230,8 @@ def test_seed004_joker_recovery_examples():
 
 @pytest.mark.parametrize("r", ALL, ids=list(R))
 def test_at_most_one_joker_and_two_naturals(r):
-    """RULES.md: "At most one joker per meld (jokers_per_meld = 1), and a meld keeps
-    at least two natural cards." seed 003: « Une combinaison contient au plus un
+    """docs/rules.md section 2.3: at most one joker in a meld (jokers_per_meld = 1), and a
+    meld keeps at least two natural cards. Les règles du Rami 51: « Une combinaison contient au plus un
     joker et au moins deux cartes naturelles. »"""
     assert classify_meld("7♣ 8♣ ★ ★", r) is None  # two jokers in a meld
     assert classify_meld("7♣ ★ 9♣ ★ J♣", r) is None
@@ -261,8 +262,8 @@ def test_meld_accepts_codes():
 
 # ------------------------------------------------------------- opening values
 def test_opening_values_section_4():
-    """RULES.md: "Checks: K♣ K♦ K♥ = 30 and 9♠ 10♠ J♠ = 29, together 59: opens.
-    Q♦ K♦ A♦ = 31; A♥ 2♥ 3♥ = 6." seed 000: « Dame, roi, as de carreau vaut 31
+    """docs/rules.md section 4: K♣ K♦ K♥ is 30 and 9♠ 10♠ J♠ 29, together 59: opens.
+    Q♦ K♦ A♦ is 31; A♥ 2♥ 3♥ is 6. Règles du Rami: « Dame, roi, as de carreau vaut 31
     points, parce que l'as vaut 11 après le roi. As, 2, 3 de cœur ne vaut que 6
     points, parce que l'as vaut 1 avant le 2. »"""
     for r in (RAMI51, DUCALE, CLASSIC):
@@ -272,10 +273,10 @@ def test_opening_values_section_4():
         assert meld_points("A♥ 2♥ 3♥", r) == 6
 
 
-def test_seed004_opening_example():
-    """seed 004: « Exemple de jeu posable : ( 8♠ - 7♠ - 6♠ ) + ( As♦ - As♣ - Joker ) »
+def test_opening_example_of_54():
+    """Le jeu de Rami: « Exemple de jeu posable : ( 8♠ - 7♠ - 6♠ ) + ( As♦ - As♣ - Joker ) »
     « Ce jeu fait (8+7+6) + (11+11+11) = 54 (les As dans un brelan valent onze, de
-    même que le joker qui remplace un As) »; RULES.md: "8♠ 7♠ 6♠ + A♦ A♣ ★ = 21 + 33 = 54"."""
+    même que le joker qui remplace un As) »; docs/rules.md section 4: 6♠ 7♠ 8♠ + A♦ A♣ ★ is 21 + 33 = 54."""
     for r in (RAMI51, DUCALE, CLASSIC):
         run = classify_meld("8♠ 7♠ 6♠", r)
         aces = classify_meld("A♦ A♣ ★", r)
@@ -286,8 +287,8 @@ def test_seed004_opening_example():
 
 
 def test_opening_value_table():
-    """RULES.md section 4 table: "2 to 10 face value; J, Q, K 10; ace low 1; ace
-    high, or in a set 11; joker the value of the card it stands for"."""
+    """docs/rules.md section 4 table: 2 to 10 face value; J, Q, K 10; ace low 1; ace
+    high, or in a set, 11; joker the value of the card it stands for."""
     assert meld_points("2♣ 3♣ 4♣", RAMI51) == 9
     assert meld_points("J♣ Q♣ K♣", RAMI51) == 30
     assert meld_points("A♣ A♦ A♥ A♠", RAMI51) == 44
@@ -296,7 +297,7 @@ def test_opening_value_table():
     assert meld_points("5♦ 5♠ ★", RAMI51) == 15
     assert meld_points("K♠ A♠ ★", RAMI51) == 31  # joker as Q♠ before K-A
     assert meld_points("7♥ 7♥ 7♣", RAMI51) is None
-    # "A meld (combinaison) always has at least three cards"
+    # docs/rules.md section 2: a meld has at least three cards
     assert meld_points("9♣ 10♣", RAMI51) is None
 
 

@@ -1,4 +1,4 @@
-"""The trace replay checker on Rami contrat games (RULES.md section 6, docs/rules.md items 26-31).
+"""The trace replay checker on Rami contrat games (docs/rules.md section 6, items 26-31).
 
 Every scenario is a hand-built contrat trace: hands, pile and the top of the
 stock written by hand, the rest of the deck (two decks and players - 1
@@ -6,7 +6,7 @@ jokers, ``sim.cards.deck``) appended to the stock in code order, as in
 ``tests/test_replay.py`` whose builder is reused. The checker must accept each
 scenario as built and refuse each mutated copy with a message naming the rule.
 
-Points are computed here by an independent count of the seed's scale
+Points are computed here by an independent count of the rule book's scale
 (:func:`contrat_points`), never by ``sim.rules.scoring``.
 """
 
@@ -23,7 +23,7 @@ from test_replay import Trace, base_game, contrat_game, find, inserted, mutated,
 
 # ===================================================================== helpers
 def contrat_points(hand: str) -> int:
-    """Seed 002: « 2 à 10 leur valeur, Valet, dame, roi 10, As 15, Joker 15 »."""
+    """Règles du Rami contrat: « 2 à 10 leur valeur, Valet, dame, roi 10, As 15, Joker 15 »."""
     total = 0
     for token in hand.split():
         rank = token[:-1]
@@ -78,16 +78,16 @@ def moved(events: list[dict], source: int, before: int) -> list[dict]:
     return out
 
 
-def test_the_independent_count_is_the_seed_scale():
-    """Seed 002: « Il te reste A♣★R♦4♥ : 15 + 15 + 10 + 4 = 44 points. »"""
+def test_the_independent_count_is_the_rule_book_scale():
+    """Règles du Rami contrat: « Il te reste A♣★R♦4♥ : 15 + 15 + 10 + 4 = 44 points. »"""
     assert contrat_points("A♣ ★ K♦ 4♥") == 44
 
 
 # ================================================================= the deals
 def deal_1(t: ContratTrace, s2_queens: str = "Q♣ Q♦ Q♥ Q♠", s1_adds_nine: bool = True):
-    """Deal 1 (two sets), the "Puis-je ?" of seed 000, then the table closes.
+    """Deal 1 (two sets), the "Puis-je ?" of Règles du Rami, then the table closes.
 
-    Seed 000: « Exemple à la donne 1, contrat de deux brelans. Tu as 9 de trèfle
+    Règles du Rami: « Exemple à la donne 1, contrat de deux brelans. Tu as 9 de trèfle
     et 9 de pique en main, et le 9 de cœur est sur la défausse. Ta voisine prend
     la pioche : tu dis « Puis-je ? », tu prends le 9 de cœur et une carte de
     pénalité. Ton premier brelan est fait. »
@@ -95,7 +95,7 @@ def deal_1(t: ContratTrace, s2_queens: str = "Q♣ Q♦ Q♥ Q♠", s1_adds_nine
     Seat 0 (the neighbour) draws from the stock; seat 1 asks and takes 9♥ with
     the penalty card 9♦. Seat 1 then lays 9♣ 9♥ 9♠ and K♣ K♦ K♥ as its contract
     and adds 9♦ and K♠. Once seat 2 has laid its two carrés, every player has
-    laid and every meld is a carré: seed 002 « quand tout le monde a posé et que
+    laid and every meld is a carré: Règles du Rami contrat « quand tout le monde a posé et que
     la table n'accepte plus aucune carte (il n'y a plus que des carrés
     complets), la donne s'arrête ». Seat 1 is left with A♣ ★ K♦ 4♥: 44.
     """
@@ -127,7 +127,7 @@ def deal_1(t: ContratTrace, s2_queens: str = "Q♣ Q♦ Q♥ Q♠", s1_adds_nine
 
 
 def deal_2(t: ContratTrace):
-    """Deal 2 (one set and one run), seed 000: « À la donne 2, 7 de trèfle, 7 de cœur,
+    """Deal 2 (one set and one run), Règles du Rami: « À la donne 2, 7 de trèfle, 7 de cœur,
     7 de carreau avec 5, 6, 7, 8 de pique remplit le contrat. »
 
     Seat 1 lays exactly that, adds 9♠, 10♠ and the other 7♠, and goes out by
@@ -152,7 +152,7 @@ def deal_2(t: ContratTrace):
 
 
 def deal_3(t: ContratTrace):
-    """Deal 3 (two runs), seed 002: « Un joker peut tenir une carte : 9♥★V♥D♥ est une
+    """Deal 3 (two runs), Règles du Rami contrat: « Un joker peut tenir une carte : 9♥★V♥D♥ est une
     suite de quatre (le joker tient le 10 de cœur). » Seat 2 lays it with
     2♦-7♦ and goes out by discarding."""
     t.deal(
@@ -192,7 +192,7 @@ def deal_4(t: ContratTrace):
 
 def deal_5(t: ContratTrace):
     """Deal 5 (two sets and a run): seat 1 lays 3♥ 4♥ ★ 6♥ (joker as 5♥). Seat 2 lays
-    its contract, recovers the joker with 5♥ (seed 000: « l'on peut récupérer un
+    its contract, recovers the joker with 5♥ (Règles du Rami: « l'on peut récupérer un
     joker en posant la vraie carte à sa place »), adds it to its own run as J♠,
     adds 7♥ to seat 1's run and goes out by discarding 3♦."""
     t.deal(
@@ -240,7 +240,7 @@ DEAL_7_S2 = "A♦ 2♥ 3♦ 4♦ 5♥ 6♠ 7♦ 8♦ 9♣ 10♠ J♣ Q♠"
 
 
 def deal_7(t: ContratTrace, tie: bool = False):
-    """Deal 7 (three runs, no final discard), seed 000: « Avec treize cartes en main
+    """Deal 7 (three runs, no final discard), Règles du Rami: « Avec treize cartes en main
     après avoir pioché, 2, 3, 4, 5, 6 de trèfle, 8, 9, 10, valet de cœur et 10,
     valet, dame, roi de carreau font trois suites : tu poses tout et tu sors. »
 
@@ -299,7 +299,7 @@ def deal_events(events: list[dict], number: int) -> tuple[int, int]:
 
 # ============================================================== valid games
 def test_a_seven_deal_game_is_accepted(game):
-    """Seed 002: « Les points s'additionnent d'une donne à l'autre. Après la septième
+    """Règles du Rami contrat: « Les points s'additionnent d'une donne à l'autre. Après la septième
     donne, le joueur qui a le plus petit total gagne la partie. »"""
     summary = check_trace(game)
     assert summary["rounds"] == 7
@@ -313,7 +313,7 @@ def test_a_seven_deal_game_is_accepted(game):
 
 
 def test_a_shared_lowest_total_has_no_winner():
-    """RULES.md section 6: « Lowest total after deal 7 wins »; docs/rules.md item 31:
+    """docs/rules.md section 6.6: the lowest total after deal 7 wins; item 31:
     a shared lowest total gives no single winner."""
     events = seven_deal_game(tie=True).events
     summary = check_trace(events)
@@ -338,7 +338,7 @@ def test_the_game_has_seven_deals(game):
 
 
 def test_a_four_player_game_has_three_jokers():
-    """RULES.md section 6: « two decks and players − 1 jokers » (seed 000: « 2 jokers à
+    """docs/rules.md section 6.1: two decks and players − 1 jokers (Règles du Rami: « 2 jokers à
     trois, 3 à quatre, 4 à cinq »)."""
     t = ContratTrace(players=4, game_rounds=1, turn_cap=1)
     t.deal(
@@ -368,7 +368,7 @@ def test_a_four_player_game_has_three_jokers():
 
 # ==================================================================== the deal
 def test_deal_sizes_and_first_players_follow_the_contract_table(game):
-    """RULES.md section 6: 10 cards for deals 1-3, 12 for deals 4-7; docs/rules.md
+    """docs/rules.md section 6.2: 10 cards for deals 1-3, 12 for deals 4-7; docs/rules.md
     item 31: the first player of deal d (from 0) is seat d mod players."""
     deals = [e for e in game if e["type"] == "deal"]
     assert [e["round"] for e in deals] == list(range(7))
@@ -396,15 +396,15 @@ def test_the_first_player_rotates(game):
 
 
 # ================================================================ the contract
-def test_deal_2_seed_contract_is_accepted(game):
-    """Seed 002: « Donne 2 : 7♣7♥7♦ et 5♠6♠7♠8♠ : le contrat est rempli. »"""
+def test_deal_2_rule_book_contract_is_accepted(game):
+    """Règles du Rami contrat: « Donne 2 : 7♣7♥7♦ et 5♠6♠7♠8♠ : le contrat est rempli. »"""
     opening = game[find(game, "open", round=1)]
     assert [m["cards"] for m in opening["melds"]] == ["7♣ 7♦ 7♥", "5♠ 6♠ 7♠ 8♠"]
     assert check_trace(game)["round_winners"][1] == 1
 
 
 def test_three_cards_are_no_run_in_contrat(game):
-    """Seed 002: « 5♠6♠7♠ ne suffit pas : trois cartes ne font pas une suite au Rami
+    """Règles du Rami contrat: « 5♠6♠7♠ ne suffit pas : trois cartes ne font pas une suite au Rami
     contrat. »"""
     index = find(game, "open", round=1)
     melds = copy.deepcopy(game[index]["melds"])
@@ -413,7 +413,7 @@ def test_three_cards_are_no_run_in_contrat(game):
 
 
 def test_the_contract_is_not_laid_short(game):
-    """Seed 002: « on pose son contrat en une seule fois et exactement : ni moins, ni
+    """Règles du Rami contrat: « on pose son contrat en une seule fois et exactement : ni moins, ni
     plus de combinaisons. »"""
     index = find(game, "open", round=3)
     melds = game[index]["melds"][:2]  # the 4s stay in hand
@@ -430,8 +430,8 @@ def test_the_contract_is_not_laid_long():
 
 
 def test_one_joker_per_meld_in_the_contract(game):
-    """Seed 002: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre »;
-    RULES.md section 2: at most one joker per meld."""
+    """Règles du Rami contrat: « Un joker peut tenir une carte : 9♥★V♥D♥ est une suite de quatre »;
+    docs/rules.md section 2.3: at most one joker per meld."""
     index = find(game, "open", round=2)
     assert game[index]["melds"][0] == {"id": 0, "cards": "9♥ ★ J♥ Q♥", "stands_for": "10♥"}
     melds = copy.deepcopy(game[index]["melds"])
@@ -456,9 +456,9 @@ def test_the_contract_is_never_waived(game):
 
 
 # ====================================================================== deal 7
-def test_deal_7_seed_hand_is_laid_whole_to_go_out(game):
-    """Seed 000: « 2, 3, 4, 5, 6 de trèfle, 8, 9, 10, valet de cœur et 10, valet, dame,
-    roi de carreau font trois suites : tu poses tout et tu sors. » Seed 002: « sauf
+def test_deal_7_rule_book_hand_is_laid_whole_to_go_out(game):
+    """Règles du Rami: « 2, 3, 4, 5, 6 de trèfle, 8, 9, 10, valet de cœur et 10, valet, dame,
+    roi de carreau font trois suites : tu poses tout et tu sors. » Règles du Rami contrat: « sauf
     au contrat 7 : il faut alors poser toute sa main, sans dernière défausse. »"""
     start, end = deal_events(game, 6)
     kinds = [e["type"] for e in game[start:end]]
@@ -487,7 +487,7 @@ def test_deal_7_has_no_final_discard(game):
 
 
 def test_deals_1_to_6_go_out_only_by_discarding(game):
-    """Seed 002: « On sort en jetant sa dernière carte sur la défausse, sauf au contrat 7 »."""
+    """Règles du Rami contrat: « On sort en jetant sa dernière carte sur la défausse, sauf au contrat 7 »."""
     index = find(game, "discard", round=1, seat=1)
     add = {"type": "add", "round": 1, "seat": 1, "id": 1, "card": "J♠", "end": "high", "stands_for": None}
     events = copy.deepcopy(game)
@@ -500,7 +500,7 @@ def test_deals_1_to_6_go_out_only_by_discarding(game):
 
 # ====================================================== before and after the contract
 def test_nothing_is_laid_before_the_contract(game):
-    """Seed 002: « les combinaisons qu'il faut poser pour avoir le droit de poser »."""
+    """Règles du Rami contrat: « les combinaisons qu'il faut poser pour avoir le droit de poser »."""
     opening = find(game, "open", round=4, seat=2)
     add = find(game, "add", round=4, card="7♥")
     refuses(moved(game, add, opening), r"seat 2 adds to the table before opening \(item 14")
@@ -515,7 +515,7 @@ def test_nothing_is_laid_before_the_contract(game):
 
 
 def test_no_new_meld_after_the_contract(game):
-    """Seed 002: « Une fois le contrat posé, on ne pose plus de nouvelle combinaison : on
+    """Règles du Rami contrat: « Une fois le contrat posé, on ne pose plus de nouvelle combinaison : on
     ne fait que compléter celles de la table, les siennes comme celles des autres »."""
     index = find(game, "add", round=4, card="★")
     meld = {"type": "meld", "round": 4, "seat": 2, "id": 6, "cards": "5♥ 6♥ ★ 8♥", "stands_for": "7♥"}
@@ -544,8 +544,8 @@ def test_the_recovered_joker_is_added_to_another_meld(game):
 
 
 # ================================================================= "Puis-je ?"
-def test_may_i_seed_example_is_accepted(game):
-    """Seed 000: « Tu as 9 de trèfle et 9 de pique en main, et le 9 de cœur est sur la
+def test_may_i_rule_book_example_is_accepted(game):
+    """Règles du Rami: « Tu as 9 de trèfle et 9 de pique en main, et le 9 de cœur est sur la
     défausse. Ta voisine prend la pioche : tu dis « Puis-je ? », tu prends le 9 de
     cœur et une carte de pénalité. Ton premier brelan est fait. »"""
     assert [e["type"] for e in game[1:5]] == ["deal", "draw", "may_i", "open"]
@@ -566,7 +566,7 @@ def test_may_i_is_a_contrat_event():
 
 
 def test_may_i_comes_right_after_a_stock_draw(game):
-    """Seed 002: « Quand le joueur dont c'est le tour prend la carte de la pioche, la
+    """Règles du Rami contrat: « Quand le joueur dont c'est le tour prend la carte de la pioche, la
     carte du dessus de la défausse reste à prendre »."""
     window = r'"Puis-je \?" comes only right after the player to move drew from the stock'
     refuses(moved(game, 3, 2), window)  # before the draw
@@ -577,12 +577,12 @@ def test_may_i_comes_right_after_a_stock_draw(game):
 
 
 def test_may_i_is_asked_by_another_player(game):
-    """Seed 002: « chacun des autres peut dire « Puis-je ? » »."""
+    """Règles du Rami contrat: « chacun des autres peut dire « Puis-je ? » »."""
     refuses(mutated(game, 3, seat=0), r"seat 0 is the player to move")
 
 
 def test_may_i_takes_the_pile_top_and_the_stock_top(game):
-    """Seed 002: « Celui qui la prend reçoit aussi une carte de pénalité, tirée de la
+    """Règles du Rami contrat: « Celui qui la prend reçoit aussi une carte de pénalité, tirée de la
     pioche sans la choisir. »"""
     refuses(mutated(game, 3, card="9♦"), "seat 1 asks for 9♦, but the top of the pile is 9♥")
     refuses(mutated(game, 3, penalty="K♠"), r"the penalty card is K♠, but the top of the stock is 9♦: it is drawn blind")
@@ -626,7 +626,7 @@ def five_player_game(askers=(0, 1, 2), **knobs) -> ContratTrace:
 
 
 def test_may_i_askers_come_in_turn_order_each_taking_the_new_top():
-    """Seed 002: « en commençant par le plus proche dans le sens du jeu »; docs/rules.md
+    """Règles du Rami contrat: « en commençant par le plus proche dans le sens du jeu »; docs/rules.md
     item 29: the card under it becomes the pile's top for the players still to be
     asked."""
     events = five_player_game().events
@@ -640,7 +640,7 @@ def test_may_i_askers_come_in_turn_order_each_taking_the_new_top():
 
 
 def test_may_i_limit():
-    """Seed 002: « Au plus trois cartes partent ainsi de la défausse pour une même
+    """Règles du Rami contrat: « Au plus trois cartes partent ainsi de la défausse pour une même
     pioche. »"""
     refuses(five_player_game(askers=(0, 1, 2, 3)).events, r"a may_i beyond may_i_limit = 3 cards for one stock draw \(item 29\)")
     assert check_trace(five_player_game(askers=(0, 1, 2, 3), may_i_limit=4).events)["rounds"] == 1
@@ -660,9 +660,9 @@ def test_a_may_i_card_may_be_kept_and_thrown_later():
 
 # ========================================================== a closed table
 def test_table_closed_when_every_meld_is_a_carre():
-    """Seed 002: « quand tout le monde a posé et que la table n'accepte plus aucune
+    """Règles du Rami contrat: « quand tout le monde a posé et que la table n'accepte plus aucune
     carte (il n'y a plus que des carrés complets), la donne s'arrête de la même
-    façon »; seed 000: « chacun compte sa main »."""
+    façon »; Règles du Rami: « chacun compte sa main »."""
     events = deal_1_game().events
     summary = check_trace(events)
     assert summary["blocked_rounds"] == 1
@@ -711,7 +711,7 @@ def test_unknown_blocked_reasons_are_named():
 
 # ====================================================================== scoring
 def test_scoring_counts_ace_and_joker_15():
-    """Seed 000: « Il te reste as de trèfle, joker, roi de carreau et 4 de cœur : 15 +
+    """Règles du Rami: « Il te reste as de trèfle, joker, roi de carreau et 4 de cœur : 15 +
     15 + 10 + 4 = 44 points. »"""
     events = deal_1_game().events
     end = events[find(events, "round_end")]
@@ -724,7 +724,7 @@ def test_scoring_counts_ace_and_joker_15():
 
 def stock_game() -> ContratTrace:
     """Deal 1 for three where nobody lays: the stock runs out, is turned over once,
-    runs out again, and the deal stops with every hand counted (seed 002: « à la
+    runs out again, and the deal stops with every hand counted (Règles du Rami contrat: « à la
     seconde pioche vide, la donne s'arrête et chacun compte sa main »)."""
     t = ContratTrace(game_rounds=1)
     t.deal(

@@ -1,4 +1,4 @@
-"""Rulesets, presets and their validation (RULES.md sections 6, 7 and 8)."""
+"""Rulesets, presets and their validation (docs/rules.md sections 6, 7 and 8)."""
 
 import dataclasses
 
@@ -11,7 +11,7 @@ RAMI51_PRESETS = ("rami51", "rami51-ducale", "rami51-classic")
 
 
 def test_the_five_presets_exist_and_load():
-    # RULES.md section 8: "Each preset is a complete, named ruleset".
+    # docs/rules.md section 8: each preset is a complete, named ruleset.
     assert set(PRESETS) == {"rami51", "rami51-ducale", "rami51-classic", "contrat", "basic"}
     for name in PRESETS:
         r = preset(name)
@@ -21,13 +21,13 @@ def test_the_five_presets_exist_and_load():
 
 
 def test_default_preset_is_rami51():
-    # "| `rami51` (default) | seed 000 main rules |"
+    # docs/rules.md section 8.1: `rami51` (default) follows Règles du Rami.
     assert preset() == preset("rami51")
     assert Ruleset() == preset("rami51")
 
 
 # ------------------------------------------------------------- section 8 table
-# Every row of "The Rami 51 knobs and their values in the three Rami 51 presets".
+# Every row of docs/rules.md section 8.2, the Rami 51 knobs in the three presets.
 TABLE = {
     # knob: (rami51, rami51-ducale, rami51-classic)
     "jokers": (4, 4, 4),
@@ -56,10 +56,11 @@ def test_section_8_table_row(knob, i, name):
 
 @pytest.mark.parametrize("name", RAMI51_PRESETS)
 def test_section_8_deal_row(name):
-    # "| `deal` | 13 each | 13 each | 14 each, 15 to the dealer | 14 to the first player |"
+    # docs/rules.md section 8.2, row `deal`: 13 each, 13 each, 14 each and 15 to the dealer;
+    # the variant: 14 to the first player.
     r = preset(name)
     if name == "rami51-classic":
-        # seed 004: "distribue 14 cartes à chaque joueur et 15 à lui-même"
+        # Le jeu de Rami: "distribue 14 cartes à chaque joueur et 15 à lui-même"
         assert r.hand_size(0) == 14
         assert r.first_player_extra_card is True
     else:
@@ -72,7 +73,7 @@ def test_section_8_deal_row(name):
 
 @pytest.mark.parametrize("name", RAMI51_PRESETS)
 def test_section_8_players_row(name):
-    # "| `players` | 2-5 | 2-5 | 2-5 |"
+    # docs/rules.md section 8.2, row `players`: 2-5 in each preset
     for players in (2, 3, 4, 5):
         assert preset(name, players=players).players == players
     for players in (1, 6):
@@ -121,24 +122,24 @@ def test_section_8_alternatives_are_accepted(name, knob, values):
         assert changed == {knob}
 
 
-# ------------------------------------------------------------- contrat (s. 6)
+# ------------------------------------------- contrat (docs/rules.md section 6)
 def test_contrat_preset_values():
     r = preset("contrat")
     assert r.game == "contrat"
     assert r.decks == 2
     assert r.jokers == "players-1"
-    # "Runs need at least 4 cards"
+    # section 6: runs of at least 4 cards
     assert r.min_run == 4
     assert r.ace_high is True
-    # "ace 15, joker 15"
+    # section 6.6: ace 15, joker 15
     assert (r.ace_penalty, r.joker_penalty) == (15, 15)
-    # "Seven deals"
+    # section 6.2: seven deals
     assert r.game_rounds == 7
-    # "Puis-je ?" on, "At most three cards leave the discard this way"
+    # section 6.4: "Puis-je ?" on, at most three cards leave the discard by it
     assert r.may_i is True and r.may_i_limit == 3
-    # "Going out: by discarding the last card, except deal 7"
+    # section 6.5: going out by discarding the last card, except deal 7
     assert r.go_out == "discard_only"
-    # section 3: discard_take "free (basic rummy, contrat)"; the online
+    # section 3.1: discard_take free in contrat; section 6.7: the online
     # contrat turns the stock once (turn_once_then_block) and counts hands
     assert r.discard_take == "free"
     assert r.stock_exhausted == "turn_once_then_block"
@@ -146,7 +147,7 @@ def test_contrat_preset_values():
 
 
 def test_contrat_deals_and_contracts():
-    # | deal | contract | cards dealt | of section 6; seed 002: « On distribue 10
+    # The table of docs/rules.md section 6.2; Règles du Rami contrat: « On distribue 10
     # cartes pour les trois premières donnes, 12 cartes pour les quatre suivantes. »
     expected = [
         (1, (2, 0), 10),
@@ -168,7 +169,7 @@ def test_contrat_deals_and_contracts():
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_contrat_jokers_are_players_minus_one(players):
-    # seed 000: "un joker de moins qu'il n'y a de joueurs : 2 jokers à trois,
+    # Règles du Rami: "un joker de moins qu'il n'y a de joueurs : 2 jokers à trois,
     # 3 à quatre, 4 à cinq"
     r = preset("contrat", players=players)
     assert r.n_jokers == players - 1
@@ -177,29 +178,29 @@ def test_contrat_jokers_are_players_minus_one(players):
 
 @pytest.mark.parametrize("players", [2, 6])
 def test_contrat_player_count_refused(players):
-    # "Le Rami contrat, lui, demande au moins trois joueurs." / "3 to 5 players"
+    # docs/rules.md section 6.1: 3 to 5 players
     with pytest.raises(RulesetError) as info:
         preset("contrat", players=players)
     assert "players" in str(info.value)
 
 
-# --------------------------------------------------------------- basic (s. 7)
+# --------------------------------------------- basic (docs/rules.md section 7)
 def test_basic_preset_values():
     r = preset("basic")
     assert r.game == "basic"
-    # "One 52-card deck, no joker"
+    # one 52-card deck, no joker
     assert r.decks == 1 and r.n_jokers == 0 and r.deck_size == 52
-    # "Ace low only"
+    # ace low only
     assert r.ace_high is False
-    # "No opening minimum: melds and additions to any table meld from the first turn"
+    # no opening minimum: melds and additions to any table meld from the first turn
     assert r.open_threshold == 0
     assert r.open_needs_natural_run is False
     assert r.add_before_opening is True
     assert r.discard_take == "free"
-    # "Going out by laying the last card needs no final discard"
+    # laying the last card goes out, no final discard needed
     assert r.go_out == "lay_or_discard"
     assert r.stock_exhausted == "flip_no_shuffle"
-    # "(ace 1, faces 10)"; "rami" doubles; "three rounds"
+    # ace 1, faces 10; a "rami" doubles; three rounds
     assert r.ace_penalty == 1
     assert r.rami_sec == "double"
     assert r.game_rounds == 3
@@ -207,13 +208,14 @@ def test_basic_preset_values():
 
 @pytest.mark.parametrize("players, dealt", [(2, 10), (3, 7), (4, 7), (5, 6), (6, 6)])
 def test_basic_hand_size_by_player_count(players, dealt):
-    # "10 cards each at 2 players, 7 at 3-4, 6 at 5-6"; seed 001: « dix cartes
+    # docs/rules.md section 7: 10 cards each at two players, 7 at three or four, 6 at five
+    # or six; Bicycle basic rummy: « dix cartes
     # chacun à deux ; sept à trois ou quatre ; six à cinq ou six »
     assert preset("basic", players=players).hand_size(0) == dealt
 
 
 def test_basic_with_7_players_refused():
-    # "2 to 6 players"
+    # docs/rules.md section 7: 2 to 6 players
     with pytest.raises(RulesetError) as info:
         preset("basic", players=7)
     assert "players" in str(info.value)
@@ -221,7 +223,7 @@ def test_basic_with_7_players_refused():
 
 # ------------------------------------------------------------ stock and deck
 def test_stock_after_the_deal_at_two_players_is_81():
-    # seed 000: "après la donne, il reste 81 cartes à piocher (108 moins les 26
+    # Règles du Rami: "après la donne, il reste 81 cartes à piocher (108 moins les 26
     # distribuées et la première carte de la défausse)"
     r = preset("rami51", players=2)
     stock = r.deck_size - r.players * r.hand_size(0) - 1
@@ -280,7 +282,7 @@ def test_contrat_with_2_players_names_players():
 
 
 def test_negative_threshold_names_open_threshold():
-    # "an opening threshold below 0"
+    # docs/rules.md section 8.5: a negative opening threshold
     assert "open_threshold" in _message(open_threshold=-1)
 
 
@@ -390,7 +392,7 @@ def test_load_file_with_wrong_type_names_the_knob(tmp_path):
 
 
 def test_more_than_one_joker_a_meld_refused():
-    # RULES.md: "At most one joker per meld (jokers_per_meld = 1)"
+    # docs/rules.md section 2.3: at most one joker in a meld (jokers_per_meld = 1).
     assert "jokers_per_meld" in _message(jokers_per_meld=2)
 
 

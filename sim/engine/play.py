@@ -120,7 +120,7 @@ WHERE_STOCK, WHERE_PILE = 10, 11
 BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP, BLOCK_CYCLE, BLOCK_TABLE_CLOSED = 0, 1, 2, 3, 4
 TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE, TURN_CLOSED = 0, 1, 2, 3, 4, 5
 MAX_FLIPS = 64
-# Rami contrat: sets and runs of the contract of deals 1 .. 7 (RULES.md section 6).
+# Rami contrat: sets and runs of the contract of deals 1 .. 7 (docs/rules.md section 6.2).
 CONTRACT_SETS = (2, 1, 0, 3, 2, 1, 0)
 CONTRACT_RUNS = (0, 1, 2, 0, 1, 2, 3)
 

@@ -1,6 +1,6 @@
 """Scoring: the points of cards left in hand and of a whole round.
 
-RULES.md sections 5 (Rami 51), 6 (contrat) and 7 (basic rummy).
+docs/rules.md sections 5 (Rami 51), 6 (contrat) and 7 (basic rummy).
 """
 
 from __future__ import annotations
