@@ -113,7 +113,7 @@ def simulate(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
     n_games: int = 1000,
-    seed: int = 0,
+    seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
     max_rounds: int = E.MAX_ROUNDS,

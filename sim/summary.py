@@ -127,12 +127,12 @@ class Summary:
         blocked = sum(n for reason, n in self.round_ends.items() if reason != "none")
 
         def share(n: int) -> str:
-            return f"{n:,} ({n / self.rounds:.1%})" if self.rounds else f"{n:,}"
+            return f"{n:,} ({n / self.rounds:.1%})" if n and self.rounds else f"{n:,}"
 
         reasons = ", ".join(f"{_REASON_TEXT[r]} {share(self.round_ends[r])}" for r in BLOCKED_REASONS[1:])
-        out.append(f"round ends: went out {share(self.round_ends['none'])}; blocked {share(blocked)}: {reasons}; "
-                   f"truncated games {self.truncated_games:,}")
-        out.append(f"{self.points_direction}; [95% interval], resampling games")
+        out.append(f"rounds won {share(self.round_ends['none'])}   blocked {share(blocked)}: {reasons}")
+        out.append(f"truncated games {self.truncated_games:,}   {self.points_direction}; "
+                   "[95% interval] resampling games")
         who = "seat" if not self.rotate else "#"
         out += _table(
             [who, "strategy", "points/round", "games won"],
