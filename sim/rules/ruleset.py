@@ -384,7 +384,7 @@ def load(path: str | Path, **overrides: Any) -> Ruleset:
 
 
 def _looks_like_a_file(text: str) -> bool:
-    return text.endswith(".toml") or "/" in text or "\\" in text or Path(text).exists()
+    return bool(text.strip()) and (text.endswith(".toml") or "/" in text or "\\" in text or Path(text).exists())
 
 
 def as_ruleset(ruleset: "Ruleset | str | Path") -> Ruleset:
