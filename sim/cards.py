@@ -14,7 +14,7 @@ diamonds ♦, ``2`` hearts ♥, ``3`` spades ♠. The two copies of a natural ca
 in a two-deck game share one code: they are interchangeable for every rule,
 so a hand is a multiset of codes.
 
-Notation (RULES.md section 1): rank then suit, the suit as the last
+Notation (``docs/rules.md``): rank then suit, the suit as the last
 character, ``♣ ♦ ♥ ♠`` or ASCII ``C D H S``; ranks ``A 2 … 10 J Q K`` with the
 French aliases ``V`` (valet), ``D`` (dame) and ``R`` (roi) accepted on input;
 the joker is ``★`` or ``JK``. Tokens are separated by white space.

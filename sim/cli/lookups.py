@@ -37,12 +37,12 @@ def show_rules(ruleset: str, overrides: tuple[str, ...], as_json: bool) -> None:
 
 def hand_report(held: list[cardlib.Card], r: rules.Ruleset) -> dict:
     """What ``held`` can lay under ``r``, as plain data (cards in notation)."""
-    total, melds = rules.best_collection(
+    _, melds = rules.best_collection(
         held, r, lambda reading, codes: reading.points, r.open_needs_natural_run
     )
     opening = rules.best_opening(held, r)
     shown = [rules.classify_meld(m, r) for m in melds] if melds and opening else []
-    report = {
+    return {
         "hand": cardlib.format(held),
         "cards": len(held),
         "game": r.game,
@@ -57,7 +57,6 @@ def hand_report(held: list[cardlib.Card], r: rules.Ruleset) -> dict:
         "contracts_met": [deal for deal in range(1, 8) if rules.meets_contract(held, deal, r)]
         if r.game == "contrat" else None,
     }
-    return report
 
 
 @main.command("hand")

@@ -85,7 +85,7 @@ def best_collection(
 
 
 def best_opening(hand: CardsLike, ruleset: Ruleset | str) -> int:
-    """Highest opening total of disjoint valid melds from ``hand`` (RULES.md section 4).
+    """Highest opening total of disjoint valid melds from ``hand``.
 
     Honours ``open_needs_natural_run``: then only collections holding a run
     without joker count. 0 when the hand holds no qualifying meld.
@@ -109,7 +109,7 @@ def max_melded_cards(hand: CardsLike, ruleset: Ruleset | str) -> int:
 def meets_contract(hand: CardsLike, deal: int, ruleset: Ruleset | str = "contrat") -> bool:
     """Whether ``hand`` holds disjoint melds making exactly the contract of ``deal``.
 
-    Exactly the contract's number of sets and runs (RULES.md section 6); the
+    Exactly the contract's number of sets and runs; the
     melds may be longer than the minimum. Deal 7 is laid only to go out, so
     there the three runs must hold the whole hand (the decision is in
     ``docs/rules.md``).

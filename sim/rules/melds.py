@@ -1,6 +1,6 @@
 """Melds, read the slow and obvious way: the rules reference for the engine.
 
-Glossary (RULES.md section 2):
+Glossary (the rules in full: ``docs/rules.md``):
 
 meld
     Three or more cards laid together; a *run* or a *set*. French:
@@ -23,7 +23,7 @@ reading
     joker stands for, its cards in order. ``7♠ 8♠ ★`` has two readings as a
     run (the joker as 6♠ or as 9♠).
 opening value
-    What a laid meld adds toward the opening threshold (RULES.md section 4).
+    What a laid meld adds toward the opening threshold.
 
 Everything here is written to be read, not to be fast: the compiled engine is
 checked against it.
@@ -68,7 +68,7 @@ class MeldReading:
         For a run, the rank position of each card of ``order`` (1 ace low ..
         14 ace high); for a set, the rank repeated.
     points : int
-        The opening value of this reading (RULES.md section 4).
+        The opening value of this reading.
     """
 
     kind: str
@@ -101,7 +101,7 @@ def rank_value(position: int) -> int:
 
 
 def _set_value(rank: int) -> int:
-    # An ace in a set counts as high (RULES.md section 4).
+    # An ace in a set counts as high, as in an ace-high run.
     return 11 if rank == 1 else min(rank, 10)
 
 

@@ -2,7 +2,7 @@
 
 A trace (``docs/trace.md``) is the list of events of one game, as plain dicts
 with cards in notation. :func:`check_trace` replays it card by card and raises
-:class:`ReplayError` at the first event that breaks a rule of ``RULES.md`` or
+:class:`ReplayError` at the first event that breaks a rule of ``docs/rules.md`` or
 a decision of ``docs/rules.md`` (items 11 to 24 are about play, items 26 to
 31 about Rami contrat), loses or duplicates a card, or scores differently from
 :func:`sim.rules.round_scores`.
@@ -37,7 +37,7 @@ Choices where the documents leave room (each one the careful player's reading):
   is then ignored); a tie for the best total there gives ``winner = null``
   (no single winner), and so does a game truncated by the round cap.
 
-Rami contrat (RULES.md section 6, docs/rules.md items 26 to 31):
+Rami contrat (docs/rules.md items 26 to 31):
 
 * The deal of round ``r`` is contrat deal ``r + 1``: its hand size and its
   contract come from ``CONTRACTS``; the deck is the ruleset's (two decks and
@@ -51,7 +51,7 @@ Rami contrat (RULES.md section 6, docs/rules.md items 26 to 31):
   before its first laying or discard), who asks (not the mover; seats in turn
   order from the mover's left, each once), how many (``may_i_limit``) and
   which cards (the pile's top and the stock's top). Whether the card "really
-  serves" the asker (the online game's courtesy, seed 002) is a strategy's
+  serves" the asker (the online game's courtesy) is a strategy's
   business and is not checked. A card taken this way is no discard take: no
   ``must_use``, no item 11 for the asker.
 * ``table_closed`` reads the table alone: every player has laid its contract

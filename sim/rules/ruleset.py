@@ -1,11 +1,12 @@
-"""The ruleset: every rule difference of RULES.md as one validated knob.
+"""The ruleset: every rule that differs between tables, as one validated knob.
 
 A :class:`Ruleset` is immutable. Presets are TOML files shipped beside this
 module (``presets/*.toml``); :func:`preset` loads one and applies overrides,
 :func:`load` reads a user's TOML file. Every construction path runs the same
 validation, so a ruleset that exists is one the engine can play.
 
-The knobs (RULES.md sections 2 to 8; ``docs/rules.md`` has the decisions):
+The knobs (``docs/rules.md`` states the rules and the decisions; ``docs/rulesets.md``
+the file format):
 
 =============================  =====================================================
 knob                           meaning and allowed values
@@ -78,7 +79,7 @@ GAMES = ("rami51", "contrat", "basic")
 PRESETS = ("rami51", "rami51-ducale", "rami51-classic", "contrat", "basic")
 
 CONTRACTS: tuple[tuple[int, int, int], ...] = (
-    # (sets, runs, cards dealt) for deals 1 .. 7 of Rami contrat (RULES.md section 6)
+    # (sets, runs, cards dealt) for deals 1 .. 7 of Rami contrat
     (2, 0, 10),
     (1, 1, 10),
     (0, 2, 10),
@@ -311,7 +312,7 @@ def _preset_knobs(name: str) -> dict[str, Any]:
 
 
 def preset(name: str = "rami51", **overrides: Any) -> Ruleset:
-    """A named preset of RULES.md section 8, with knobs overridden.
+    """A named preset (``PRESETS``), with knobs overridden.
 
     >>> preset("rami51", open_threshold=30).open_threshold
     30

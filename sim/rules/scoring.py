@@ -1,6 +1,6 @@
 """Scoring: the points of cards left in hand and of a whole round.
 
-RULES.md sections 5 (Rami 51), 6 (contrat) and 7 (basic rummy).
+How each game scores a round is stated in ``docs/rules.md`` (Rami 51, contrat, basic rummy).
 """
 
 from __future__ import annotations
