@@ -9,7 +9,9 @@ invalid. Example counts are small: the whole file takes about half a minute.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import string
 import tempfile
 from pathlib import Path
@@ -135,6 +137,7 @@ def test_knob_overrides_give_a_ruleset_or_a_ruleset_error(preset, overrides):
 
 
 _TMP = Path(tempfile.mkdtemp(prefix="rami-fuzz-"))
+atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
 
 
 def _toml(value) -> str:

@@ -14,6 +14,7 @@ from sim.cli.common import (
     json_option,
     main,
     ruleset_option,
+    seat_strategies,
     seed_option,
     set_option,
     strategies_option,
@@ -44,14 +45,15 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     Example: rami advise --strategies greedy,expert,random --seed 3 --event 30 --strategy expert
     """
     import sim
-    import strategies
     from sim import advice
 
     r, names = table_from(ruleset, overrides, seat_names)
     try:
-        strategies.get(strategy)
-    except ValueError as exc:
-        raise BadValue(f"--strategy: {exc}") from None
+        (strategy,) = seat_strategies(strategy)
+    except ValueError:
+        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
+    except BadValue as exc:
+        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     events = sim.play_traced(r, names, seed=seed, game=game, **extra)
     if index is None:
