@@ -15,7 +15,7 @@ with overrides, seed, strategies) and says which way the points go.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
