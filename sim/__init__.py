@@ -6,11 +6,17 @@ compiled engine and :func:`play_traced` records every event of one;
 :func:`advise` explains what a strategy plays at a position of such a trace.
 """
 
+from importlib import metadata as _metadata
 from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
+__all__ = ["RESULT_COLUMNS", "__version__", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
+
+try:
+    __version__ = _metadata.version("rami-lab")
+except _metadata.PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
 
 _API = ("RESULT_COLUMNS", "game_summary", "play_traced", "simulate")
 

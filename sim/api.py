@@ -113,7 +113,7 @@ def simulate(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
     n_games: int = 1000,
-    seed: int = 0,
+    seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
     max_rounds: int = E.MAX_ROUNDS,
@@ -288,7 +288,7 @@ def scripted_deal(
 def play_traced(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
-    seed: int = 0,
+    seed: int = 1,
     game: int = 0,
     max_rounds: int = E.MAX_ROUNDS,
     max_events: int = 2_000_000,
@@ -306,6 +306,8 @@ def play_traced(
     r, chosen = resolve(ruleset, strategies)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
     game = _check_count("game", game, 0)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
     kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     ev = np.zeros((max_events, E.N_EV), dtype=np.int32)

@@ -23,6 +23,7 @@ the joker is ``★`` or ``JK``. Tokens are separated by white space.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral
 from typing import Union
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "N_CODES",
     "N_NATURAL",
     "SUITS",
+    "ascii_text",
     "card",
     "deck",
     "format",
@@ -102,8 +104,9 @@ class Card(int):
 
 JOKER = Card(JOKER_CODE)
 
-CardsLike = Union[str, Iterable[int]]
-"""A notation string (``"7♣ 8♣ ★"``) or a sequence of card codes / ``Card``."""
+CardsLike = Union[str, Iterable[Union[int, str]]]
+"""A notation string (``"7♣ 8♣ ★"``), or a sequence of card codes, ``Card``
+or one-card strings (``["7♣", "8C", "JK"]``)."""
 
 
 def card(rank: int, suit: int) -> Card:
@@ -166,10 +169,45 @@ def format(cards: Iterable[int], ascii: bool = False) -> str:  # noqa: A001 - th
 
 
 def to_cards(cards: CardsLike) -> list[Card]:
-    """Accept either notation text or card codes and return a list of ``Card``."""
+    """Cards from notation text, or from a sequence of codes, ``Card`` or one-card strings.
+
+    Raises
+    ------
+    ValueError
+        A token or a code is not a card; the message names it.
+    TypeError
+        ``cards`` is neither text nor a sequence, or holds something that is
+        neither a code nor a card string.
+    """
     if isinstance(cards, str):
         return parse(cards)
-    return [Card(c) for c in cards]
+    if not isinstance(cards, Iterable):
+        raise TypeError(f"cards are notation text or a sequence of cards, got {type(cards).__name__}")
+    out = []
+    for item in cards:
+        if isinstance(item, str):
+            # One card per item, as the item's own token: "7H 8H" inside a
+            # list is a mistake worth naming, not two cards.
+            out.append(_parse_token(item.strip()))
+        elif isinstance(item, bool) or not isinstance(item, Integral):
+            raise TypeError(f"a card is a code 0..{N_CODES - 1} or a card string such as '7♣', got {item!r}")
+        else:
+            out.append(Card(item))
+    return out
+
+
+_ASCII = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "★": "JK", "—": "-", "–": "-", "…": "...",
+                        "±": "+/-", "×": "x", "≥": ">=", "≤": "<="})
+
+
+def ascii_text(text: str) -> str:
+    """``text`` with every card written in ASCII notation (``7C``, ``JK``).
+
+    Suits become ``C D H S`` and the joker ``JK``; the few other symbols the
+    project prints (dashes, ``±``, ``×``) get ASCII spellings, so the result
+    prints on any console.
+    """
+    return text.translate(_ASCII)
 
 
 def deck(decks: int = 2, jokers: int = 4) -> list[Card]:

@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 
-from sim.cli.common import main, ruleset_from, ruleset_option, seat_strategies, set_option
+from sim.cli.common import (
+    BadValue,
+    ascii_option,
+    emit,
+    emit_json,
+    json_option,
+    main,
+    ruleset_option,
+    seat_strategies,
+    seed_option,
+    set_option,
+    strategies_option,
+    table_from,
+)
 
 
 @main.command("advise")
 @ruleset_option
 @set_option
-@click.option("--strategies", "seat_names", default="greedy,greedy,greedy,greedy", show_default=True,
-              help="One strategy per seat, comma separated, as in `rami simulate`.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed.")
-@click.option("--game", type=int, default=0, show_default=True, help="Game index within the simulation.")
-@click.option("--event", "index", type=int, default=None,
-              help="Index of an event inside a round (the trace's game_start is event 0); "
-                   "without it, list the events with their indices.")
+@strategies_option("One strategy per seat, comma separated, as in `rami simulate`.")
+@seed_option
+@click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Game index within the simulation.")
+@click.option("--event", "index", type=click.IntRange(min=0), default=None,
+              help="Index of an event in the game's whole trace, as the listing without --event "
+                   "numbers them (event 0 is the game_start header); without it, list the events.")
 @click.option("--strategy", default="expert", show_default=True,
               help="The strategy advised to the seat to move, e.g. expert or greedy:open_extra=20.")
-@click.option("--max-rounds", type=int, default=None, help="Trace at most this many rounds.")
-def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, max_rounds) -> None:
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help="Trace at most this many rounds.")
+@ascii_option
+@json_option
+def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, max_rounds, use_ascii,
+                   as_json) -> None:
     """Trace one game and show what --strategy plays at the turn of event --event, and why.
 
     Example: rami advise --strategies greedy,expert,random --seed 3 --event 30 --strategy expert
@@ -28,15 +47,29 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     import sim
     from sim import advice
 
-    r = ruleset_from(ruleset, overrides)
-    names = seat_strategies(seat_names)
-    extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+    r, names = table_from(ruleset, overrides, seat_names)
     try:
-        events = sim.play_traced(r, names, seed=seed, game=game, **extra)
-        if index is None:
-            for i, event in enumerate(events):
-                click.echo(f"{i:6}  {event['type']:10} {advice.describe(event)}")
+        (strategy,) = seat_strategies(strategy)
+    except ValueError:
+        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
+    except BadValue as exc:
+        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
+    extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+    events = sim.play_traced(r, names, seed=seed, game=game, **extra)
+    if index is None:
+        if as_json:
+            emit_json([{"index": i, **event} for i, event in enumerate(events)], use_ascii)
             return
-        click.echo(str(sim.advise(events, index, strategy)))
-    except (ValueError, TypeError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        emit("\n".join(f"{i:6}  {event['type']:10} {advice.describe(event)}" for i, event in enumerate(events)),
+             use_ascii)
+        return
+    if index >= len(events):
+        raise BadValue(f"--event {index}: the trace has events 0 to {len(events) - 1}")
+    try:
+        advised = sim.advise(events, index, strategy)
+    except ValueError as exc:
+        raise BadValue(f"--event {index}: {exc}") from None
+    if as_json:
+        emit_json(dataclasses.asdict(advised), use_ascii)
+        return
+    emit(str(advised), use_ascii)

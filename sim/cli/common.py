@@ -1,66 +1,287 @@
-"""What every ``rami`` command shares: the command group, the ruleset and
-strategy options, and how their values are read."""
+"""What every ``rami`` command shares: the command group, the ruleset, seed
+and strategy options, how their values are read, and how a command ends.
+
+Exit codes (``docs/cli.md``): 0 done; 2 bad usage or a bad value (an unknown
+option, preset, knob, card or strategy, a value out of range), found before
+anything is played; 1 a failure while running; 130 interrupted (Ctrl-C).
+Every error is one line on stderr naming the input and what is allowed.
+"""
 
 from __future__ import annotations
 
+import codecs
+import importlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
 import click
 
+from sim import cards as cardlib
 from sim import rules
 
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+SEED_MAX = 2**64 - 1
+DEFAULT_SEED = 1
+"""The seed every command uses when none is given, as :func:`sim.simulate` does."""
 
-def ruleset_from(name: str, overrides: tuple[str, ...]) -> rules.Ruleset:
-    """A preset or TOML file with ``knob=value`` overrides (values read as TOML)."""
+
+class BadValue(click.ClickException):
+    """A value a command cannot use: one line naming it and what is allowed, exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+
+def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: cards in ASCII notation, anything else unprintable as ``?``."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = cardlib.ascii_text(error.object[error.start:error.end])
+    return "".join(c if c.isascii() else "?" for c in text), error.end
+
+
+codecs.register_error("rami_ascii", _ascii_fallback)
+
+
+def _can_print_suits(stream: Any) -> bool:
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    try:
+        "♣♦♥♠★—".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _ascii_when_needed() -> None:
+    """On a console that cannot print suits, write cards as ``7C`` ... ``JK`` instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None and hasattr(stream, "reconfigure") and not _can_print_suits(stream):
+            stream.reconfigure(errors="rami_ascii")
+
+
+def _one_line(message: str) -> str:
+    return " ".join(message.split())
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"Error: {_one_line(message)}", err=True)
+    sys.exit(code)
+
+
+class RamiGroup(click.Group):
+    """The ``rami`` group: every error ends as one line on stderr and a documented exit code."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: D102
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        _ascii_when_needed()
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            _fail("interrupted", EXIT_INTERRUPTED)
+        except click.UsageError as exc:
+            hint = f" (see '{exc.ctx.command_path} -h')" if exc.ctx is not None else ""
+            _fail(exc.format_message() + hint, EXIT_USAGE)
+        except click.ClickException as exc:
+            _fail(exc.format_message(), exc.exit_code)
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            _fail(f"cannot use{where}: {exc.strerror or exc}", EXIT_FAILURE)
+        except Exception as exc:  # noqa: BLE001 - the last guard between a user and a traceback
+            if os.environ.get("RAMI_TRACEBACK"):
+                raise
+            _fail(f"unexpected {type(exc).__name__}: {exc} (run with RAMI_TRACEBACK=1 to see where)", EXIT_FAILURE)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _version() -> str:
+    import sim
+
+    return sim.__version__
+
+
+@click.group(cls=RamiGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(version=_version(), prog_name="rami", message="%(prog)s %(version)s")
+def main() -> None:
+    """Monte-Carlo lab for French rummy: Rami 51, Rami contrat and basic rummy.
+
+    Exit codes: 0 done, 2 bad usage or value (nothing was played), 1 failure
+    while running, 130 interrupted. RAMI_TRACEBACK=1 shows the traceback of an
+    unexpected error.
+    """
+
+
+# ------------------------------------------------------------------ rulesets
+def _knob_value(text: str) -> Any:
+    """A ``--set`` value read as TOML (``30``, ``true``, ``"auto"``), or a bare word such as ``free``."""
     import tomllib
 
-    parsed = {}
-    for item in overrides:
-        if "=" not in item:
-            raise click.BadParameter(f"{item!r}: expected knob=value", param_hint="--set")
-        knob, value = item.split("=", 1)
-        try:
-            parsed[knob.strip()] = tomllib.loads(f"v = {value.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            parsed[knob.strip()] = value.strip()  # a bare word: a choice such as free
     try:
-        return rules.as_ruleset(name).replace(**parsed)
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_overrides(overrides: tuple[str, ...]) -> dict[str, Any]:
+    """``--set knob=value`` items as a mapping; a malformed item is a :class:`BadValue`."""
+    parsed: dict[str, Any] = {}
+    for item in overrides:
+        knob, eq, value = item.partition("=")
+        if not eq or not knob.strip():
+            raise BadValue(f"--set {item!r}: expected knob=value, e.g. --set open_threshold=30")
+        parsed[knob.strip()] = _knob_value(value.strip())
+    return parsed
+
+
+def ruleset_from(name: str, overrides: tuple[str, ...] | Mapping[str, Any]) -> rules.Ruleset:
+    """A preset or TOML file with ``knob=value`` overrides (values read as TOML)."""
+    parsed = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
+    try:
+        base = rules.as_ruleset(name)
+        if "game" in parsed and parsed["game"] != base.game:
+            raise BadValue(
+                f"--set game={parsed['game']} would change the game of {name!r} ({base.game}); "
+                f"start from its preset instead: --rules {parsed['game']}"
+            )
+        return base.replace(**parsed)
     except rules.RulesetError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise BadValue(str(exc)) from None
 
 
 ruleset_option = click.option(
     "--rules", "ruleset", default="rami51", show_default=True,
-    help=f"Preset ({', '.join(rules.PRESETS)}) or a ruleset TOML file.",
+    help=f"Preset ({', '.join(rules.PRESETS)}) or a ruleset TOML file (docs/rulesets.md).",
 )
 set_option = click.option(
     "--set", "overrides", multiple=True, metavar="KNOB=VALUE",
     help="Override one knob, e.g. --set open_threshold=30 (repeatable).",
 )
+seed_option = click.option(
+    "--seed", type=click.IntRange(0, SEED_MAX), default=DEFAULT_SEED, show_default=True,
+    help="Simulation seed, 0 to 2**64 - 1.",
+)
+ascii_option = click.option(
+    "--ascii", "use_ascii", is_flag=True,
+    help="Write cards with ASCII suits (C D H S, JK for the joker); automatic on a console "
+         "that cannot print the suit symbols.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON, for tools.")
 
 
-@click.group()
-def main() -> None:
-    """Monte-Carlo lab for French rummy: Rami 51, Rami contrat and basic rummy."""
+def strategies_option(help_text: str):
+    """``--strategies``: one strategy per seat; default greedy at every seat of the ruleset."""
+    return click.option("--strategies", "seat_names", default=None, metavar="SPEC,SPEC,...",
+                        show_default="greedy at every seat", help=help_text)
+
+
+# ---------------------------------------------------------------- strategies
+def _load_user_strategy(spec: str) -> str:
+    """Import ``module.path:Name`` (a :class:`strategies.user.PythonPolicy` subclass or
+    instance), register it and return the name it plays under."""
+    import strategies
+    from strategies.user import PythonPolicy, register
+
+    module_name, _, attr = spec.partition(":")
+    name = f"{module_name}.{attr}"
+    if name in strategies.STRATEGIES:
+        return name
+    # Like `python -m`, look in the current folder first, so a file beside the user imports.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BadValue(f"--strategies {spec!r}: cannot import module {module_name!r} ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise BadValue(f"--strategies {spec!r}: importing {module_name!r} raised "
+                       f"{type(exc).__name__}: {exc}") from None
+    if not hasattr(module, attr):
+        raise BadValue(f"--strategies {spec!r}: module {module_name!r} has no {attr!r}")
+    policy = getattr(module, attr)
+    if isinstance(policy, type) and issubclass(policy, PythonPolicy):
+        try:
+            policy = policy()
+        except Exception as exc:  # noqa: BLE001 - the user's constructor failed
+            raise BadValue(f"--strategies {spec!r}: {attr}() raised {type(exc).__name__}: {exc}") from None
+    if not isinstance(policy, PythonPolicy):
+        raise BadValue(f"--strategies {spec!r}: {attr} is a {type(policy).__name__}, not a "
+                       "strategies.user.PythonPolicy subclass or instance")
+    register(name, policy)
+    return name
+
+
+def _is_module_path(item: str) -> bool:
+    import strategies
+
+    head, colon, tail = item.partition(":")
+    return bool(colon) and head not in strategies.STRATEGIES and "=" not in tail
 
 
 def seat_strategies(text: str) -> list[str]:
-    """One strategy per seat from ``--strategies``.
+    """One strategy per seat from ``--strategies``, each checked.
 
     Items are comma separated; an item ``name=value`` (no strategy name has
     ``=``) continues the parameters of the strategy before it, so
-    ``"greedy:jokers=2,open_extra=10,random"`` is two seats.
+    ``"greedy:jokers=2,open_extra=10,random"`` is two seats. An item
+    ``module.path:Name`` imports a user strategy (a
+    :class:`strategies.user.PythonPolicy`). An empty item is refused.
     """
+    import strategies
+
+    if not text.strip():
+        raise BadValue("--strategies is empty: give one strategy per seat, e.g. --strategies greedy,greedy,expert")
     seats: list[str] = []
-    for item in (part.strip() for part in text.split(",")):
+    for position, item in enumerate((part.strip() for part in text.split(",")), start=1):
         if not item:
-            continue
+            raise BadValue(f"--strategies {text!r}: item {position} is empty; give one strategy per seat, "
+                           "comma separated, e.g. greedy,greedy,expert")
         if "=" in item and ":" not in item:
             if not seats or ":" not in seats[-1]:
-                raise click.BadParameter(
-                    f"{item!r} follows no strategy with parameters; write e.g. greedy:{item}",
-                    param_hint="--strategies",
-                )
+                raise BadValue(f"--strategies: {item!r} follows no strategy with parameters; write e.g. greedy:{item}")
             seats[-1] += "," + item
+        elif _is_module_path(item):
+            seats.append(_load_user_strategy(item))
         else:
             seats.append(item)
+    for spec in seats:
+        try:
+            strategies.get(spec)
+        except ValueError as exc:
+            raise BadValue(f"--strategies: {exc}") from None
     return seats
 
+
+def table_from(name: str, overrides: tuple[str, ...], seat_names: str | None) -> tuple[rules.Ruleset, list[str]]:
+    """The ruleset and one strategy per seat, checked against each other.
+
+    Without ``--strategies`` every seat of the ruleset plays greedy. With
+    it, the strategies set the number of players, and an explicit
+    ``--set players=N`` that disagrees is refused.
+    """
+    parsed = parse_overrides(overrides)
+    r = ruleset_from(name, parsed)
+    if seat_names is None:
+        return r, ["greedy"] * r.players
+    names = seat_strategies(seat_names)
+    if "players" in parsed and parsed["players"] != len(names):
+        raise BadValue(f"--set players={parsed['players']} but --strategies names {len(names)} seats; "
+                       "give one strategy per seat (or drop --set players)")
+    try:
+        return r.replace(players=len(names)), names
+    except rules.RulesetError as exc:
+        raise BadValue(f"--strategies names {len(names)} seats: {exc}") from None
+
+
+# -------------------------------------------------------------------- output
+def emit(text: str, use_ascii: bool = False) -> None:
+    """Print ``text``, cards in ASCII notation when asked (the console's own limits are handled by the group)."""
+    click.echo(cardlib.ascii_text(text) if use_ascii else text)
+
+
+def emit_json(data: Any, use_ascii: bool = False) -> None:
+    """Print ``data`` as indented JSON (cards as written in notation)."""
+    emit(json.dumps(data, indent=2, ensure_ascii=False, default=str), use_ascii)

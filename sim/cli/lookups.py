@@ -7,52 +7,99 @@ import click
 
 from sim import cards as cardlib
 from sim import rules
-from sim.cli.common import main, ruleset_from, ruleset_option, set_option
+from sim.cli.common import (
+    BadValue,
+    ascii_option,
+    emit,
+    emit_json,
+    json_option,
+    main,
+    parse_overrides,
+    ruleset_from,
+    ruleset_option,
+    set_option,
+)
 
 
 @main.command("rules")
 @ruleset_option
 @set_option
-def show_rules(ruleset: str, overrides: tuple[str, ...]) -> None:
-    """Print every knob of a ruleset."""
+@json_option
+def show_rules(ruleset: str, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Print every knob of a ruleset (docs/rulesets.md says what each means)."""
     r = ruleset_from(ruleset, overrides)
+    if as_json:
+        emit_json({"rules": ruleset, "overrides": parse_overrides(overrides), "knobs": r.to_dict()})
+        return
     for knob, value in r.to_dict().items():
         click.echo(f"{knob:28} {value}")
 
 
-@main.command("hand")
-@click.argument("hand")
-@ruleset_option
-@set_option
-@click.option("--ascii", "use_ascii", is_flag=True, help="Write suits as C D H S.")
-def analyse_hand(hand: str, ruleset: str, overrides: tuple[str, ...], use_ascii: bool) -> None:
-    """Show what a HAND can lay: best opening, melds, penalty.
-
-    Example: rami hand "K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦"
-    """
-    r = ruleset_from(ruleset, overrides)
-    try:
-        held = cardlib.parse(hand)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    total, melds = rules.best_collection(
+def hand_report(held: list[cardlib.Card], r: rules.Ruleset) -> dict:
+    """What ``held`` can lay under ``r``, as plain data (cards in notation)."""
+    _, melds = rules.best_collection(
         held, r, lambda reading, codes: reading.points, r.open_needs_natural_run
     )
     opening = rules.best_opening(held, r)
-    click.echo(f"hand              {cardlib.format(held, ascii=use_ascii)}")
-    if melds and opening:
-        shown = "  ".join(
-            rules.classify_meld(m, r).text(ascii=use_ascii) for m in melds
-        )
-        click.echo(f"best opening      {opening} points: {shown}")
-    else:
-        click.echo("best opening      none")
-    if r.game == "rami51":
-        verdict = "opens" if opening >= r.open_threshold else "cannot open yet"
-        click.echo(f"threshold         {r.open_threshold}: {verdict}")
-    click.echo(f"most cards melded {rules.max_melded_cards(held, r)} of {len(held)}")
-    click.echo(f"penalty in hand   {rules.hand_penalty(held, r)}")
+    shown = [rules.classify_meld(m, r) for m in melds] if melds and opening else []
+    return {
+        "hand": cardlib.format(held),
+        "cards": len(held),
+        "game": r.game,
+        "best_opening": {
+            "points": opening,
+            "melds": [{"cards": m.text(), "kind": m.kind, "points": m.points} for m in shown],
+        },
+        "threshold": r.open_threshold if r.game == "rami51" else None,
+        "opens": opening >= r.open_threshold if r.game == "rami51" else None,
+        "most_cards_melded": rules.max_melded_cards(held, r),
+        "penalty": rules.hand_penalty(held, r),
+        "contracts_met": [deal for deal in range(1, 8) if rules.meets_contract(held, deal, r)]
+        if r.game == "contrat" else None,
+    }
 
+
+@main.command("hand")
+@click.argument("hand", nargs=-1)
+@ruleset_option
+@set_option
+@ascii_option
+@json_option
+def analyse_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...], use_ascii: bool,
+                 as_json: bool) -> None:
+    """Show what a HAND can lay: best opening, melds, penalty.
+
+    The cards are one argument or several: rami hand "KC KD KH 9S 10S JS 2D" or
+    rami hand KC KD KH 9S 10S JS 2D (suits C D H S or the suit symbols, JK for a joker).
+    """
+    r = ruleset_from(ruleset, overrides)
+    text = " ".join(hand)
+    if not text.strip():
+        raise BadValue("no cards given: HAND is cards in notation, e.g. rami hand 7H 8H 9H JK")
+    try:
+        held = rules.check_cards(text, r)
+    except ValueError as exc:
+        raise BadValue(f"HAND: {exc}") from None
+    report = hand_report(held, r)
+    if as_json:
+        emit_json(report, use_ascii)
+        return
+    opening = report["best_opening"]
+    lines = [f"hand              {report['hand']}"]
+    if opening["melds"]:
+        melds = "  ".join(m["cards"] for m in opening["melds"])
+        lines.append(f"best opening      {opening['points']} points: {melds}")
+    else:
+        lines.append("best opening      none")
+    if report["threshold"] is not None:
+        verdict = "opens" if report["opens"] else "cannot open yet"
+        lines.append(f"threshold         {report['threshold']}: {verdict}")
+    if report["contracts_met"] is not None:
+        met = ", ".join(str(d) for d in report["contracts_met"])
+        lines.append(f"contracts met     {'deals ' + met if met else 'none'}")
+    lines.append(f"most cards melded {report['most_cards_melded']} of {report['cards']}")
+    lines.append(f"penalty in hand   {report['penalty']}")
+    emit("\n".join(lines), use_ascii)
 
 
 def _strategy_listing() -> dict:
@@ -79,7 +126,7 @@ def _strategy_listing() -> dict:
 
 
 @main.command("strategies")
-@click.option("--json", "as_json", is_flag=True, help="Print the same as JSON, for tools.")
+@json_option
 def list_strategies(as_json: bool) -> None:
     """List the strategies, their parameter values, and what each parameter means.
 
@@ -87,11 +134,9 @@ def list_strategies(as_json: bool) -> None:
     rami simulate --strategies "greedy:jokers=2,open_extra=10,greedy,greedy,greedy"
     (see docs/strategies.md).
     """
-    import json
-
     listing = _strategy_listing()
     if as_json:
-        click.echo(json.dumps(listing, indent=2))
+        emit_json(listing)
         return
     indent = " " * 11
     for s in listing["strategies"]:

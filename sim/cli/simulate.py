@@ -3,92 +3,94 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
 import click
 
-from sim.cli.common import main, ruleset_from, ruleset_option, seat_strategies, set_option
+from sim.cli.common import (
+    emit,
+    emit_json,
+    json_option,
+    main,
+    parse_overrides,
+    ruleset_option,
+    seed_option,
+    set_option,
+    strategies_option,
+    table_from,
+)
 
 
-def _summary(df, elapsed: float) -> list[str]:
-    """Short plain-text summary of a simulation frame."""
-    import polars as pl
+class _LineProgress:
+    """Progress for a stderr that is not a terminal (a log, a pipe): a plain line
+    when a batch ends, at most every ``every`` seconds, and one for the last batch."""
 
-    from sim import api as sim_api
+    def __init__(self, total: int, every: float = 10.0) -> None:
+        self.total, self.every, self.done = total, every, 0
+        self.last = time.monotonic()
 
-    rounds = df.select("game", "round").unique().height
-    games = df["game"].n_unique()
-    lines = [
-        f"games {games:,}   rounds {rounds:,}   {elapsed:.1f} s   "
-        f"{rounds / elapsed:,.0f} rounds/s   {games / elapsed:,.0f} games/s",
-    ]
-    blocked = df.filter(pl.col("seat") == 0)["blocked"]
-    lines.append(
-        f"blocked rounds {int((blocked != 'none').sum()):,} "
-        f"({(blocked != 'none').mean():.1%}; stock {int((blocked == 'stock').sum())}, "
-        f"turn cap {int((blocked == 'turn_cap').sum())})   "
-        f"truncated games {df.filter(pl.col('truncated'))['game'].n_unique()}"
-    )
-    per_seat = (
-        df.group_by("seat", "strategy")
-        .agg(
-            pl.col("points").mean().alias("points/round"),
-            pl.col("opened").mean().alias("opened"),
-            pl.col("open_turn").filter(pl.col("opened")).mean().alias("open turn"),
-            pl.col("went_out").mean().alias("went out"),
-        )
-        .join(
-            sim_api.game_summary(df).group_by("seat").agg(pl.col("won").mean().alias("games won")),
-            on="seat",
-        )
-        .sort("seat")
-    )
-    lines.append(f"{'seat':>4} {'strategy':>10} {'points/round':>13} {'opened':>7} {'open turn':>10} {'went out':>9} {'games won':>10}")
-    for row in per_seat.iter_rows(named=True):
-        lines.append(
-            f"{row['seat']:>4} {row['strategy']:>10} {row['points/round']:>13.2f} {row['opened']:>7.1%} "
-            f"{row['open turn'] or float('nan'):>10.2f} {row['went out']:>9.1%} {row['games won']:>10.1%}"
-        )
-    return lines
-
+    def update(self, games: int) -> None:
+        self.done += games
+        now = time.monotonic()
+        if self.done >= self.total or now - self.last >= self.every:
+            self.last = now
+            click.echo(f"played {self.done:,} of {self.total:,} games ({self.done / self.total:.0%})", err=True)
 
 
 @main.command("simulate")
 @ruleset_option
 @set_option
-@click.option("--strategies", "seat_names", default="greedy,greedy,greedy,greedy", show_default=True,
-              help="One strategy per seat, comma separated; parameters by name as in "
-                   "greedy:jokers=2,open_extra=10 (see `rami strategies`).")
-@click.option("--games", "n_games", type=int, default=10_000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed.")
-@click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="all cores",
+@strategies_option("One strategy per seat, comma separated; parameters by name as in "
+                   "greedy:jokers=2,open_extra=10 (see `rami strategies`); a strategy written in Python "
+                   "by module path, e.g. mypkg.mybot:Hoarder (docs/cli.md).")
+@click.option("--games", "n_games", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Games to play.")
+@seed_option
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="all cores",
               help="Threads running the engine (results do not depend on it).")
+@click.option("--rotate", is_flag=True,
+              help="Move the strategies one seat on from game to game, so seat order favours none.")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help="Round cap per game; a game reaching it is marked truncated (default: the engine's cap).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=Path("results.parquet"),
               show_default=True, help="Parquet file for the full results (one row per game, round, seat).")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out, quiet) -> None:
-    """Play many games and write every round's result as parquet."""
+@click.option("--quiet", is_flag=True, help="No progress.")
+@json_option
+def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rotate, max_rounds, out, quiet,
+                     as_json) -> None:
+    """Play many games, print a summary and write every round's result as parquet."""
     from tqdm import tqdm
 
     import sim
+    from sim.summary import summarise
 
-    r = ruleset_from(ruleset, overrides)
-    names = seat_strategies(seat_names)
+    r, names = table_from(ruleset, overrides, seat_names)
     # Check the output place before playing, so no computed result is lost.
     if not out.parent.exists() or not os.access(out.parent, os.W_OK):
         raise click.ClickException(f"cannot write {out}: folder {out.parent} is missing or not writable")
-    if n_games < 1:
-        raise click.ClickException(f"--games must be at least 1, got {n_games}")
+    extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+    if quiet:
+        bar = None
+    elif sys.stderr.isatty():
+        bar = tqdm(total=n_games, unit="game", leave=False)
+    else:
+        bar = _LineProgress(n_games)
+    start = time.perf_counter()
     try:
-        with tqdm(total=n_games, unit="game", disable=quiet, leave=False) as bar:
-            start = time.perf_counter()
-            df = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, progress=bar.update)
-            elapsed = time.perf_counter() - start
-    except (ValueError, NotImplementedError) as exc:
+        df = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, rotate=rotate,
+                          progress=None if bar is None else bar.update, **extra)
+    except (ValueError, NotImplementedError) as exc:  # e.g. a Python strategy that raised
         raise click.ClickException(str(exc)) from exc
+    finally:
+        if isinstance(bar, tqdm):
+            bar.close()
+    elapsed = time.perf_counter() - start
     df.write_parquet(out)
-    for line in _summary(df, elapsed):
-        click.echo(line)
+    summary = summarise(df, ruleset, overrides=parse_overrides(overrides), seed=seed, elapsed=elapsed)
+    if as_json:
+        emit_json(summary.to_dict() | {"results": str(out), "rows": df.height})
+        return
+    emit(str(summary))
     click.echo(f"results: {out} ({df.height:,} rows)")
-

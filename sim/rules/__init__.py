@@ -4,6 +4,7 @@ This package is the ground truth the compiled engine is checked against; it
 never imports the engine.
 """
 
+from sim.rules.deck import check_cards, max_hand_cards
 from sim.rules.hands import best_collection, best_opening, max_melded_cards, meets_contract
 from sim.rules.melds import MeldReading, candidate_melds, classify_meld, meld_points, meld_readings
 from sim.rules.ruleset import (
@@ -36,9 +37,11 @@ __all__ = [
     "best_opening",
     "candidate_melds",
     "card_penalty",
+    "check_cards",
     "classify_meld",
     "hand_penalty",
     "load",
+    "max_hand_cards",
     "max_melded_cards",
     "meets_contract",
     "meld_points",

@@ -14,8 +14,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
 
-from sim.cards import JOKER, CardsLike, to_cards
-from sim.rules.melds import MeldReading, candidate_melds
+from sim.cards import JOKER, CardsLike
+from sim.rules.deck import check_cards
+from sim.rules.melds import MeldReading, _candidate_melds
 from sim.rules.ruleset import Ruleset, as_ruleset
 
 __all__ = ["best_opening", "max_melded_cards", "meets_contract", "best_collection"]
@@ -56,9 +57,10 @@ def best_collection(
         empty collection when allowed) and the melds, as sorted card codes.
     """
     r = as_ruleset(ruleset)
-    cards = tuple(sorted(int(c) for c in to_cards(hand)))
+    held = check_cards(hand, r)
+    cards = tuple(sorted(int(c) for c in held))
     by_lowest: dict[int, list[tuple[tuple[int, ...], MeldReading]]] = defaultdict(list)
-    for codes, reading in candidate_melds(cards, r).items():
+    for codes, reading in _candidate_melds(held, r).items():
         by_lowest[codes[0]].append((codes, reading))
 
     @lru_cache(maxsize=None)
@@ -117,8 +119,9 @@ def meets_contract(hand: CardsLike, deal: int, ruleset: Ruleset | str = "contrat
     """
     r = as_ruleset(ruleset)
     sets, runs = r.contract(deal)
-    cards = tuple(sorted(int(c) for c in to_cards(hand)))
-    melds = candidate_melds(cards, r)
+    held = check_cards(hand, r)
+    cards = tuple(sorted(int(c) for c in held))
+    melds = _candidate_melds(held, r)
     by_lowest: dict[int, list[tuple[tuple[int, ...], str]]] = defaultdict(list)
     for codes, reading in melds.items():
         by_lowest[codes[0]].append((codes, reading.kind))

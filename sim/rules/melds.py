@@ -34,7 +34,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from sim.cards import JOKER, Card, CardsLike, card, to_cards
+from sim.cards import JOKER, Card, CardsLike, card
+from sim.rules.deck import check_cards
 from sim.rules.ruleset import Ruleset, as_ruleset
 
 __all__ = [
@@ -182,7 +183,10 @@ def meld_readings(cards: CardsLike, ruleset: Ruleset | str) -> list[MeldReading]
         A ruleset or a preset name.
     """
     r = as_ruleset(ruleset)
-    cards = to_cards(cards)
+    return _meld_readings(check_cards(cards, r, hand=False), r)
+
+
+def _meld_readings(cards: list[Card], r: Ruleset) -> list[MeldReading]:
     naturals = [c for c in cards if not c.is_joker]
     jokers = len(cards) - len(naturals)
     if len(cards) < 3 or jokers > r.jokers_per_meld or len(naturals) < 2:
@@ -207,7 +211,11 @@ def classify_meld(cards: CardsLike, ruleset: Ruleset | str) -> MeldReading | Non
     >>> classify_meld("K♣ A♣ 2♣", "rami51") is None
     True
     """
-    readings = meld_readings(cards, ruleset)
+    r = as_ruleset(ruleset)
+    return _best(_meld_readings(check_cards(cards, r, hand=False), r))
+
+
+def _best(readings: list[MeldReading]) -> MeldReading | None:
     if not readings:
         return None
     return max(readings, key=lambda reading: reading.points)
@@ -228,6 +236,9 @@ def meld_points(cards: CardsLike, ruleset: Ruleset | str) -> int | None:
 def candidate_melds(hand: CardsLike, ruleset: Ruleset | str) -> dict[tuple[int, ...], MeldReading]:
     """Every distinct meld that can be taken from ``hand``.
 
+    ``hand`` may be any cards of the ruleset's deck, a whole pack included:
+    only the deck's copies and jokers are checked, not a hand's size.
+
     Returns
     -------
     dict
@@ -239,7 +250,12 @@ def candidate_melds(hand: CardsLike, ruleset: Ruleset | str) -> dict[tuple[int, 
     card for another meld), and every choice of suits for sets.
     """
     r = as_ruleset(ruleset)
-    counts = Counter(to_cards(hand))
+    return _candidate_melds(check_cards(hand, r, hand=False), r)
+
+
+def _candidate_melds(hand: list[Card], r: Ruleset) -> dict[tuple[int, ...], MeldReading]:
+    """:func:`candidate_melds` of cards already checked against the deck."""
+    counts = Counter(hand)
     jokers = counts.pop(JOKER, 0)
     max_jokers = min(jokers, r.jokers_per_meld)
     found: dict[tuple[int, ...], MeldReading] = {}
@@ -248,7 +264,7 @@ def candidate_melds(hand: CardsLike, ruleset: Ruleset | str) -> dict[tuple[int, 
         key = tuple(sorted(int(c) for c in naturals)) + (int(JOKER),) * n_jokers
         if key in found:
             return
-        best = classify_meld(key, r)
+        best = _best(_meld_readings([Card(c) for c in key], r))
         if best is not None:
             found[key] = best
 

@@ -5,7 +5,8 @@ module (``presets/*.toml``); :func:`preset` loads one and applies overrides,
 :func:`load` reads a user's TOML file. Every construction path runs the same
 validation, so a ruleset that exists is one the engine can play.
 
-The knobs (``docs/rules.md`` sections 2 to 8 state the rules, section 9 the decisions):
+The knobs (``docs/rules.md`` sections 2 to 8 state the rules, section 9 the decisions;
+``docs/rulesets.md`` the file format):
 
 =============================  =====================================================
 knob                           meaning and allowed values
@@ -304,7 +305,8 @@ def _preset_knobs(name: str) -> dict[str, Any]:
     if name not in PRESETS:
         close = difflib.get_close_matches(name, PRESETS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise RulesetError(f"unknown preset {name!r}{hint}; the presets are: {', '.join(PRESETS)}")
+        raise RulesetError(f"unknown preset {name!r}{hint}; the presets are: {', '.join(PRESETS)} "
+                           "(or give the path of a ruleset .toml file)")
     text = resources.files("sim.rules").joinpath("presets", f"{name}.toml").read_text("utf-8")
     return tomllib.loads(text)
 
@@ -321,36 +323,84 @@ def preset(name: str = "rami51", **overrides: Any) -> Ruleset:
     return _from_mapping(knobs, f"preset {name!r}")
 
 
-def load(path: str | Path, **overrides: Any) -> Ruleset:
-    """Read a ruleset from a TOML file.
+_FAMILY_PRESET = {"rami51": "rami51", "contrat": "contrat", "basic": "basic"}
+"""The preset a ruleset file starts from when it names its game but no preset."""
 
-    The file holds knobs at the top level; an optional ``preset = "name"``
-    starts from that preset (default ``rami51``) so a file lists only what
-    differs.
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The knobs of a ruleset file; every way of not being one is a RulesetError naming the file."""
+    if not path.exists():
+        raise RulesetError(f"ruleset file {str(path)!r} does not exist; give a preset "
+                           f"({', '.join(PRESETS)}) or the path of a ruleset TOML file")
+    if path.is_dir():
+        raise RulesetError(f"{str(path)!r} is a folder; give a ruleset TOML file or a preset ({', '.join(PRESETS)})")
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError:
+        raise RulesetError(f"{path}: not a ruleset TOML file (not UTF-8 text)") from None
+    except OSError as exc:
+        raise RulesetError(f"cannot read ruleset file {str(path)!r}: {exc.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError(f"{path}: not valid TOML ({exc}); docs/rulesets.md shows the format") from None
+
+
+def load(path: str | Path, **overrides: Any) -> Ruleset:
+    """Read a ruleset from a TOML file (format: ``docs/rulesets.md``).
+
+    The file holds knobs at the top level and lists only what differs from
+    its starting point: ``preset = "name"`` when given, else the preset of
+    its ``game`` (``rami51``, ``contrat`` or ``basic``), else ``rami51``.
+
+    Raises
+    ------
+    RulesetError
+        The file is missing, unreadable or not TOML, a knob is unknown or
+        not allowed, or ``game`` contradicts ``preset``; the message names
+        the file.
     """
     path = Path(path)
+    knobs = _read_toml(path)
     try:
-        knobs = tomllib.loads(path.read_text("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(f"{path}: not valid TOML: {exc}") from exc
-    base = knobs.pop("preset", "rami51")
-    if not isinstance(base, str):
-        raise RulesetError(f"{path}: 'preset' = {base!r} must be a preset name: {', '.join(PRESETS)}")
-    _check_names(knobs)
-    merged = _preset_knobs(base)
-    merged.update(knobs)
-    _check_names(overrides)
-    merged.update(overrides)
-    return _from_mapping(merged, str(path))
+        base = knobs.pop("preset", None)
+        game = knobs.get("game")
+        if base is None:
+            base = _FAMILY_PRESET.get(game, "rami51") if isinstance(game, str) else "rami51"
+        elif not isinstance(base, str) or base not in PRESETS:
+            raise RulesetError(f"preset = {base!r} is not a preset; the presets are: {', '.join(PRESETS)}")
+        merged = _preset_knobs(base)
+        if game is not None and game != merged["game"]:
+            raise RulesetError(
+                f"game = {game!r} contradicts preset = {base!r} (a {merged['game']} preset); "
+                f"drop one of them, or start from the {game!r} preset"
+            )
+        _check_names(knobs)
+        merged.update(knobs)
+        _check_names(overrides)
+        merged.update(overrides)
+        return _from_mapping(merged, str(path))
+    except RulesetError as exc:
+        raise RulesetError(f"{path}: {exc}") from None
 
 
-def as_ruleset(ruleset: "Ruleset | str") -> Ruleset:
-    """A ruleset object from a ruleset, a preset name, or a path to a TOML file."""
+def _looks_like_a_file(text: str) -> bool:
+    return bool(text.strip()) and (text.endswith(".toml") or "/" in text or "\\" in text or Path(text).exists())
+
+
+def as_ruleset(ruleset: "Ruleset | str | Path") -> Ruleset:
+    """A ruleset object from a ruleset, a preset name, or a path to a TOML file.
+
+    A string that is a preset name is that preset; one that ends in
+    ``.toml``, holds a path separator, or names an existing file or folder is
+    read as a ruleset file (:func:`load`), whatever its extension.
+    """
     if isinstance(ruleset, Ruleset):
         return ruleset
-    if isinstance(ruleset, (str, Path)):
-        text = str(ruleset)
-        if text.endswith(".toml"):
-            return load(text)
-        return preset(text)
-    raise TypeError(f"expected a Ruleset or a preset name, got {type(ruleset).__name__}")
+    if isinstance(ruleset, Path):
+        return load(ruleset)
+    if isinstance(ruleset, str):
+        if ruleset in PRESETS or not _looks_like_a_file(ruleset):
+            return preset(ruleset)
+        return load(ruleset)
+    raise TypeError(f"expected a Ruleset, a preset name or a ruleset file path, got {type(ruleset).__name__}")

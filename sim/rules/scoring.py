@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sim.cards import CardsLike, to_cards
+from sim.rules.deck import check_cards
 from sim.rules.ruleset import Ruleset, as_ruleset
 
 __all__ = ["card_penalty", "hand_penalty", "round_scores"]
@@ -39,7 +40,7 @@ def hand_penalty(hand: CardsLike, ruleset: Ruleset | str, opened: bool = True) -
     r = as_ruleset(ruleset)
     if not opened and r.unopened_penalty != "count_cards":
         return int(r.unopened_penalty)
-    return sum(card_penalty(c, r) for c in to_cards(hand))
+    return sum(card_penalty(c, r) for c in check_cards(hand, r))
 
 
 def round_scores(
