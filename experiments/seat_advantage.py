@@ -1,0 +1,145 @@
+"""Does the seat, or playing first, give an advantage?
+
+Tables of greedy players of Rami 51 (2 to 5 players), Rami contrat (3 to 5)
+and basic rummy (2 to 6). The first player of round ``r`` is seat
+``r mod players``, so seat 0 plays first in the first round and the turn to
+play first passes round the table. Two measures: the share of games each
+seat wins, against the fair share ``1/players`` (a tie shares the win), and,
+round by round, how the first player fares against the others of the same
+round: its points minus the mean of theirs (a paired difference inside each
+round; in basic rummy points are the winner's gain, elsewhere a penalty),
+and its share of rounds won against ``1/players``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from experiments import design, metrics, plots, stats, wording
+from experiments.design import Arm, Finding
+
+TITLE = "Does the seat, or playing first, give an advantage?"
+TABLES = {"rami51": (2, 3, 4, 5), "contrat": (3, 4, 5), "basic": (2, 3, 4, 5, 6)}
+
+
+@dataclass(frozen=True)
+class Config(design.Config):
+    """Config of this experiment.
+
+    Attributes
+    ----------
+    games_played : tuple of str
+        The games (presets) studied; each with the table sizes it allows.
+    max_players : int
+        Largest table studied.
+    """
+
+    games: int = 4000
+    games_played: tuple[str, ...] = ("rami51", "contrat", "basic")
+    max_players: int = 6
+
+
+QUICK = {"games": 250}
+
+
+def _tables(config: Config) -> list[tuple[str, int]]:
+    unknown = [g for g in config.games_played if g not in TABLES]
+    if unknown:
+        raise ValueError(f"unknown game {unknown[0]!r}; the games are: {', '.join(TABLES)}")
+    return [(g, p) for g in config.games_played for p in TABLES[g] if p <= config.max_players]
+
+
+def arm_name(game: str, players: int) -> str:
+    return f"{game}, {players} players"
+
+
+def arms(config: Config) -> list[Arm]:
+    return [Arm(arm_name(g, p), g, ("greedy",) * p) for g, p in _tables(config)]
+
+
+def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
+    findings = []
+    wins = metrics.win_shares(frame, key="seat")
+    first = pl.col("seat") == pl.col("first")
+    players = pl.col("seat").max().over("arm", "rotation", "game", "round") + 1
+    per_round = frame.with_columns(players.alias("players"),
+                                   pl.col("points").sum().over("arm", "rotation", "game", "round").alias("all_points"))
+    # The first player's points minus the mean of the others of its round.
+    edge = pl.col("points") - (pl.col("all_points") - pl.col("points")) / (pl.col("players") - 1)
+    points = metrics.per_game(per_round, edge, first)
+    rounds_won = metrics.per_game(per_round, pl.col("went_out").cast(pl.Float64) - 1.0 / pl.col("players"), first)
+    for k, (game, p) in enumerate(_tables(config)):
+        arm = arm_name(game, p)
+        n_rounds = design.rounds_of(frame.filter(pl.col("arm") == arm))
+        for seat in range(p):
+            t, c = metrics.cluster_arrays(wins, arm=arm, seat=seat)
+            est = stats.ratio_estimate(t - c / p, c, design.rng_for(config, 100 * k + seat), config.resamples)
+            findings.append(Finding("share of games won above 1/players", (arm,), est, len(t), n_rounds,
+                                    f"seat {seat}", headline=True))
+        better = "higher" if game == "basic" else "lower"
+        t, c = metrics.cluster_arrays(points, arm=arm)
+        est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * k + 50), config.resamples)
+        findings.append(Finding("points per round, first player minus the others", (arm,), est, len(t), n_rounds,
+                                "first player", better=better))
+        t, c = metrics.cluster_arrays(rounds_won, arm=arm)
+        est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * k + 51), config.resamples)
+        findings.append(Finding("share of rounds won above 1/players", (arm,), est, len(t), n_rounds,
+                                "first player", headline=True, better="higher"))
+    return findings
+
+
+def _sentence(f: Finding, subject: str) -> str:
+    e = f.estimate
+    share = wording.fmt(f.metric, abs(e.estimate)).replace("%", " percentage points")
+    interval = wording.interval_text(f, signed=True)
+    if wording.verdict(f) == "none":
+        return (f"{f.arms[0]}: no measurable advantage for {subject} ({wording.fmt(f.metric, e.estimate, True)}, "
+                f"95% interval {interval}, which includes zero; {e.clusters:,} games).")
+    way = "more" if e.estimate > 0 else "less"
+    return f"{f.arms[0]}: {subject} wins {share} {way} often than a fair share (95% interval {interval}; {e.clusters:,} games)."
+
+
+def conclusions(findings: list[Finding], config: Config) -> list[str]:
+    lines = []
+    for f in findings:
+        if f.metric == "share of games won above 1/players" and f.group == "seat 0":
+            lines.append(_sentence(f, "the seat that plays first in the first round"))
+    for f in findings:
+        if f.metric == "share of rounds won above 1/players":
+            lines.append(_sentence(f, "the round's first player").replace(" wins ", " goes out ")
+                         .replace("often than a fair share", "often than a fair share of rounds"))
+    return lines
+
+
+def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
+    tables = _tables(config)
+    sizes = sorted({p for _, p in tables})
+    out = {}
+
+    def series(metric: str, group: str) -> dict[str, list]:
+        result = {}
+        for game in config.games_played:
+            pts = [next(f.estimate for f in findings if f.metric == metric and f.group == group
+                        and f.arms[0] == arm_name(game, p)) for p in sizes if (game, p) in tables]
+            xs = [p for p in sizes if (game, p) in tables]
+            result[game] = (xs, pts)
+        return result
+
+    for key, metric, group, label in (
+        ("first_player", "share of rounds won above 1/players", "first player",
+         "round's first player: share of rounds won above 1/players"),
+        ("seat0", "share of games won above 1/players", "seat 0", "seat 0: share of games won above 1/players"),
+    ):
+        fig, _ = plots.series_plot(sizes, series(metric, group), "players", label, reference=0.0, percent=True)
+        out[key] = fig
+    return out
+
+
+def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+    """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
+    return design.run_experiment(sys.modules[__name__], config, out, progress)
