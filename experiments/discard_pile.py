@@ -46,13 +46,13 @@ class Config(design.Config):
         Values of the ``discard_take`` knob compared (each a group).
     """
 
-    games: int = 3000
+    games: int = 5000
     ruleset: str = "rami51"
     players: int = 4
     rules: tuple[str, ...] = ("must_use", "free")
 
 
-QUICK = {"games": 150}
+QUICK = {"games": 300}
 
 
 def arm_name(rule: str, takes: bool) -> str:

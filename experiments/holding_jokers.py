@@ -41,12 +41,12 @@ class Config(design.Config):
         Table sizes, each a group of arms.
     """
 
-    games: int = 1500
+    games: int = 2000
     ruleset: str = "rami51"
     players: tuple[int, ...] = (2, 3, 4, 5)
 
 
-QUICK = {"games": 60}
+QUICK = {"games": 100}
 
 
 def _joker_points(ruleset: str) -> pl.Expr:
@@ -61,6 +61,7 @@ def _measures(config: Config) -> dict[str, compare.Metric]:
     return {
         "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
         "joker points in hand per round": compare.Metric(_joker_points(config.ruleset), "lower"),
+        "share of rounds ending with a joker in hand": compare.Metric(pl.col("jokers_held") > 0, "lower"),
         "rami sec rate": compare.Metric(pl.col("rami_sec"), "higher"),
     }
 
@@ -90,11 +91,18 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
         if len(f.arms) == 2 and f.metric == "points per round":
             habit = f.arms[0].split(": ", 1)[1]
             lines.append(wording.difference_sentence(f, f"a player who {habit}", "one who lays them at once"))
-    held = [f for f in findings if len(f.arms) == 1 and f.metric == "joker points in hand per round"
-            and f.arms[0].endswith(HABITS[0])]
-    for f in held:
-        lines.append(wording.level_sentence(f, "jokers left in hand cost a greedy player who lays them at once"))
+    for habit in HABITS:
+        for metric in ("share of rounds ending with a joker in hand", "joker points in hand per round"):
+            f = next((f for f in findings if len(f.arms) == 1 and f.metric == metric
+                      and f.arms[0] == arm_name(_middle(config), habit)), None)
+            if f is not None:
+                lines.append(wording.level_sentence(f, f"a player who {HABITS[habit]}"))
     return lines
+
+
+def _middle(config: Config) -> int:
+    """The table size the level sentences speak of: 4 players when studied."""
+    return 4 if 4 in config.players else config.players[len(config.players) // 2]
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:

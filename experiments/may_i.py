@@ -41,12 +41,12 @@ class Config(design.Config):
         Seats at the table (3 to 5).
     """
 
-    games: int = 4000
+    games: int = 6000
     ruleset: str = "contrat"
     players: int = 4
 
 
-QUICK = {"games": 200}
+QUICK = {"games": 400}
 
 MEASURES = {
     "points per round": compare.Metric(pl.col("points"), "lower", headline=True),

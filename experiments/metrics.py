@@ -120,7 +120,7 @@ def win_shares(frame: pl.DataFrame | pl.LazyFrame, key: str = "strategy_index") 
     last = (
         frame.lazy()
         .group_by("arm", "rotation", CLUSTER, "seat")
-        .agg(pl.col(key).first(), pl.col("won").first())
+        .agg(*([pl.col(key).first()] if key != "seat" else []), pl.col("won").first())
         .with_columns(pl.col("won").sum().over("arm", "rotation", CLUSTER).alias("winners"))
         .with_columns(
             pl.when(pl.col("winners") > 0).then(pl.col("won").cast(pl.Float64) / pl.col("winners")).otherwise(0.0)

@@ -1,6 +1,8 @@
 """Plots: functions that draw estimates with their 95% intervals and return ``(fig, ax)``.
 
-They never save or show; the report writer does. Every point carries its
+They never save or show; the report writer does. Figures are made without
+pyplot, so no window opens and no global state is touched, whatever the
+backend. Every point carries its
 interval, and the axis label says what was resampled.
 """
 
@@ -8,16 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # reports are drawn headless; a notebook may switch back
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from experiments.stats import Estimate  # noqa: E402
+from experiments.stats import Estimate
 
 __all__ = ["interval_plot", "series_plot", "survival_plot"]
 
@@ -42,7 +39,8 @@ def interval_plot(
     """
     if len(labels) != len(estimates):
         raise ValueError(f"{len(labels)} labels for {len(estimates)} estimates")
-    fig, ax = plt.subplots(figsize=(7.0, 0.45 * len(labels) + 1.4))
+    fig = Figure(figsize=(7.0, 0.45 * len(labels) + 1.4))
+    ax = fig.subplots()
     y = np.arange(len(labels))[::-1]
     est = np.array([e.estimate for e in estimates])
     lo = np.array([e.low for e in estimates])
@@ -80,7 +78,8 @@ def series_plot(
     percent : bool
         Label the y axis in percentage points (values are proportions).
     """
-    fig, ax = plt.subplots(figsize=(7.0, 4.2))
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
     offsets = np.linspace(-0.08, 0.08, max(len(series), 1)) if len(series) > 1 else [0.0]
     unit = "game"
     for shift, (label, points) in zip(offsets, series.items()):
@@ -124,7 +123,8 @@ def survival_plot(
     ----------
     curves : mapping of str to (survival, low, high), arrays of shape (T,)
     """
-    fig, ax = plt.subplots(figsize=(7.0, 4.2))
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
     for label, (s, lo, hi) in curves.items():
         t = np.arange(1, len(s) + 1)
         (line,) = ax.step(t, s, where="post", label=label)

@@ -19,8 +19,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 
-import matplotlib.pyplot as plt
-
 import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
@@ -219,7 +217,6 @@ def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool) ->
         (figure_dir / f"{fig_name}.png").write_bytes(png.getvalue())
         fig.savefig(figure_dir / f"{fig_name}.svg", format="svg")
         images[fig_name] = base64.b64encode(png.getvalue()).decode("ascii")
-        plt.close(fig)
     first.provenance["figures"] = list(figs)
     blocks = _page_blocks(name, module, runs, quick)
     (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")

@@ -57,13 +57,13 @@ class Config(design.Config):
         Names of the variants played (keys of ``VARIANTS``).
     """
 
-    games: int = 3000
+    games: int = 5000
     ruleset: str = "rami51"
     players: int = 4
     variants: tuple[str, ...] = tuple(VARIANTS)
 
 
-QUICK = {"games": 120}
+QUICK = {"games": 250}
 
 NOTES = [f"{name}: {meaning} (`{', '.join(f'{k}={v}' for k, v in knobs.items())}`)"
          for name, (knobs, meaning) in VARIANTS.items()]
@@ -120,7 +120,8 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
             lines.append(f"Standard rules: {metric} {wording.fmt(metric, base.estimate.estimate)} "
                          f"(95% interval {wording.interval_text(base)}). "
                          + wording.difference_sentence(top, f"the variant '{top.arms[0]}'", "the standard rules")
-                         .replace(" scores ", " has ") + f" {len(moved)} of {len(diffs)} variants change it measurably.")
+                         .replace(" scores ", " has ") + f" {len(moved)} of {len(diffs)} variants change it measurably"
+                         " (the largest change is named).")
         else:
             lines.append(f"No variant changes the {metric} measurably at this size (standard: "
                          f"{wording.fmt(metric, base.estimate.estimate)}).")

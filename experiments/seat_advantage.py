@@ -39,12 +39,12 @@ class Config(design.Config):
         Largest table studied.
     """
 
-    games: int = 4000
+    games: int = 6000
     games_played: tuple[str, ...] = ("rami51", "contrat", "basic")
     max_players: int = 6
 
 
-QUICK = {"games": 250}
+QUICK = {"games": 400}
 
 
 def _tables(config: Config) -> list[tuple[str, int]]:
@@ -93,26 +93,33 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     return findings
 
 
-def _sentence(f: Finding, subject: str) -> str:
-    e = f.estimate
-    share = wording.fmt(f.metric, abs(e.estimate)).replace("%", " percentage points")
-    interval = wording.interval_text(f, signed=True)
-    if wording.verdict(f) == "none":
-        return (f"{f.arms[0]}: no measurable advantage for {subject} ({wording.fmt(f.metric, e.estimate, True)}, "
-                f"95% interval {interval}, which includes zero; {e.clusters:,} games).")
-    way = "more" if e.estimate > 0 else "less"
-    return f"{f.arms[0]}: {subject} wins {share} {way} often than a fair share (95% interval {interval}; {e.clusters:,} games)."
+def _summary(findings: list[Finding], game: str, subject: str, verb: str, unit: str) -> str:
+    """One sentence per game: the table sizes where ``subject`` has a measurable edge, or none."""
+    rows = [f for f in findings if f.arms[0].startswith(f"{game},")]
+    sizes = ", ".join(f.arms[0].split(", ")[1].split()[0] for f in rows)
+    moved = [f for f in rows if wording.verdict(f) != "none"]
+    if not moved:
+        low = min(f.estimate.low for f in rows)
+        high = max(f.estimate.high for f in rows)
+        return (f"{game}: no measurable advantage for {subject} at {sizes} players (every 95% interval includes "
+                f"zero; together they span {wording.fmt(rows[0].metric, low, True)} to "
+                f"{wording.fmt(rows[0].metric, high, True)}; {rows[0].estimate.clusters:,} games each).")
+    parts = [f"{wording.fmt(f.metric, abs(f.estimate.estimate)).replace('%', ' percentage points')} "
+             f"{'more' if f.estimate.estimate > 0 else 'less'} often than a fair share of {unit} at "
+             f"{f.arms[0].split(', ')[1]} (95% interval {wording.interval_text(f, True)})" for f in moved]
+    still = len(rows) - len(moved)
+    tail = f"; no measurable difference at the other {still} table size{'s' if still > 1 else ''}" if still else ""
+    return f"{game}: {subject} {verb} " + "; ".join(parts) + tail + f" ({moved[0].estimate.clusters:,} games each)."
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
     lines = []
-    for f in findings:
-        if f.metric == "share of games won above 1/players" and f.group == "seat 0":
-            lines.append(_sentence(f, "the seat that plays first in the first round"))
-    for f in findings:
-        if f.metric == "share of rounds won above 1/players":
-            lines.append(_sentence(f, "the round's first player").replace(" wins ", " goes out ")
-                         .replace("often than a fair share", "often than a fair share of rounds"))
+    games = [f for f in findings if f.metric == "share of games won above 1/players" and f.group == "seat 0"]
+    rounds = [f for f in findings if f.metric == "share of rounds won above 1/players"]
+    for game in config.games_played:
+        lines.append(_summary(games, game, "the seat that plays first in the first round", "wins", "games"))
+    for game in config.games_played:
+        lines.append(_summary(rounds, game, "the round's first player", "goes out", "rounds"))
     return lines
 
 

@@ -42,14 +42,14 @@ class Config(design.Config):
         The own turn at which the share of players opened is reported.
     """
 
-    games: int = 1500
+    games: int = 2000
     ruleset: str = "rami51"
     thresholds: tuple[int, ...] = (30, 51, 71)
     players: tuple[int, ...] = (2, 3, 4, 5)
     by_turn: int = 10
 
 
-QUICK = {"games": 60}
+QUICK = {"games": 120}
 
 
 def arm_name(threshold: int, players: int) -> str:
@@ -118,6 +118,8 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
                                  "the player's own turn", "share of players not yet opened",
                                  title=f"Time to open by table size, threshold {t0}")
     out["by_players"] = fig
+    for fig in out.values():
+        fig.axes[0].set_xlim(0.5, 30.5)  # past 30 own turns, few rounds are still running
     return out
 
 

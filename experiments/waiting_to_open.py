@@ -43,14 +43,14 @@ class Config(design.Config):
         Add the arm that opens only with the whole hand.
     """
 
-    games: int = 3000
+    games: int = 5000
     ruleset: str = "rami51"
     players: int = 4
     waits: tuple[int, ...] = (60, 70, 80)
     whole_hand: bool = True
 
 
-QUICK = {"games": 150}
+QUICK = {"games": 300}
 
 MEASURES = {
     "points per round": compare.Metric(pl.col("points"), "lower", headline=True),

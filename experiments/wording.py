@@ -64,7 +64,7 @@ def difference_sentence(f: Finding, a: str, b: str) -> str:
     direction = "more" if e.estimate > 0 else "fewer"
     if is_share(f.metric):
         direction = "higher" if e.estimate > 0 else "lower"
-        head = f"{a[0].upper() + a[1:]} has a {f.metric}{where} {amount} {direction} than {b}"
+        head = f"{a[0].upper() + a[1:]}: {f.metric}{where} {amount} {direction} than {b}"
     else:
         head = f"{a[0].upper() + a[1:]} scores {amount} {direction} {f.metric}{where} than {b}"
     judged = ""

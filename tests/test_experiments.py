@@ -105,7 +105,8 @@ def test_conclusion_flips_wording_when_the_interval_crosses_zero():
     better = wording.difference_sentence(_finding(-2.0, -3.0, -1.0), "a", "b")
     assert "2.00 fewer points per round than b: better" in better
     share = wording.difference_sentence(_finding(0.05, 0.02, 0.08, "rami sec rate"), "a", "b")
-    assert "5.0 percentage points higher" in share
+    assert share == ("A: rami sec rate 5.0 percentage points higher than b: worse "
+                     "(95% interval +2.0pp to +8.0pp; 500 games).")
 
 
 # ------------------------------------------------------------------ config
