@@ -52,7 +52,7 @@ class Config(design.Config):
     rules: tuple[str, ...] = ("must_use", "free")
 
 
-QUICK = {"games": 300}
+QUICK = {"games": 600}
 
 
 def arm_name(rule: str, takes: bool) -> str:

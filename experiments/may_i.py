@@ -46,7 +46,7 @@ class Config(design.Config):
     players: int = 4
 
 
-QUICK = {"games": 400}
+QUICK = {"games": 800}
 
 MEASURES = {
     "points per round": compare.Metric(pl.col("points"), "lower", headline=True),

@@ -126,7 +126,9 @@ def survival_plot(
     fig = Figure(figsize=(7.0, 4.2))
     ax = fig.subplots()
     for label, (s, lo, hi) in curves.items():
-        t = np.arange(1, len(s) + 1)
+        # Everyone is still waiting before the first turn: the curve starts at (0, 1).
+        t = np.arange(0, len(s) + 1)
+        s, lo, hi = (np.concatenate([[1.0], a]) for a in (s, lo, hi))
         (line,) = ax.step(t, s, where="post", label=label)
         ax.fill_between(t, lo, hi, step="post", alpha=0.2, color=line.get_color())
     ax.axhline(0.5, color="#999999", lw=1, ls=":")

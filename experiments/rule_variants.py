@@ -63,7 +63,7 @@ class Config(design.Config):
     variants: tuple[str, ...] = tuple(VARIANTS)
 
 
-QUICK = {"games": 250}
+QUICK = {"games": 500}
 
 NOTES = [f"{name}: {meaning} (`{', '.join(f'{k}={v}' for k, v in knobs.items())}`)"
          for name, (knobs, meaning) in VARIANTS.items()]

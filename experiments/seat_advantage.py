@@ -44,7 +44,7 @@ class Config(design.Config):
     max_players: int = 6
 
 
-QUICK = {"games": 400}
+QUICK = {"games": 800}
 
 
 def _tables(config: Config) -> list[tuple[str, int]]:
@@ -137,12 +137,14 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
             result[game] = (xs, pts)
         return result
 
-    for key, metric, group, label in (
+    for key, metric, group, title in (
         ("first_player", "share of rounds won above 1/players", "first player",
-         "round's first player: share of rounds won above 1/players"),
-        ("seat0", "share of games won above 1/players", "seat 0", "seat 0: share of games won above 1/players"),
+         "The round's first player: rounds won above a fair share"),
+        ("seat0", "share of games won above 1/players", "seat 0",
+         "The seat that plays first in the first round: games won above a fair share"),
     ):
-        fig, _ = plots.series_plot(sizes, series(metric, group), "players", label, reference=0.0, percent=True)
+        fig, _ = plots.series_plot(sizes, series(metric, group), "players", metric, title=title, reference=0.0,
+                                   percent=True)
         out[key] = fig
     return out
 

@@ -49,7 +49,7 @@ class Config(design.Config):
     by_turn: int = 10
 
 
-QUICK = {"games": 120}
+QUICK = {"games": 200}
 
 
 def arm_name(threshold: int, players: int) -> str:
@@ -119,7 +119,7 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
                                  title=f"Time to open by table size, threshold {t0}")
     out["by_players"] = fig
     for fig in out.values():
-        fig.axes[0].set_xlim(0.5, 30.5)  # past 30 own turns, few rounds are still running
+        fig.axes[0].set_xlim(0, 30.5)  # past 30 own turns, few rounds are still running
     return out
 
 

@@ -50,7 +50,7 @@ class Config(design.Config):
     whole_hand: bool = True
 
 
-QUICK = {"games": 300}
+QUICK = {"games": 600}
 
 MEASURES = {
     "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
