@@ -69,6 +69,7 @@ __all__ = [
     "load_dataset",
     "play_arm",
     "play_arms",
+    "reanalyse",
     "run_experiment",
     "save_dataset",
 ]
@@ -456,6 +457,25 @@ def run_experiment(
     if out is not None:
         save_dataset(frame, Path(out) / "data")
         write_summary(results, Path(out))
+    return results
+
+
+def reanalyse(module: types.ModuleType, folder: Path | str) -> Results:
+    """The results of an earlier run, analysed again from its stored rows and config.
+
+    For a change of analysis or wording: the rows of ``folder`` (written by
+    :func:`run_experiment`) are read back, ``analyse`` and ``conclusions``
+    run anew, and ``summary.json`` is rewritten; the provenance of the run
+    that played the games is kept.
+    """
+    folder = Path(folder)
+    summary = read_summary(folder)
+    config = module.Config.from_dict(summary["config"])
+    frame = load_dataset(folder / "data").collect()
+    findings = module.analyse(frame, config)
+    results = Results(module.__name__.rsplit(".", 1)[-1], module.TITLE, config, findings,
+                      module.conclusions(findings, config), frame, summary["provenance"], folder)
+    write_summary(results, folder)
     return results
 
 

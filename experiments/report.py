@@ -232,6 +232,7 @@ def build_report(
     seeds: Sequence[int] = SEEDS,
     progress: Callable[[str, int, int, int], None] | None = None,
     configure: Callable[[design.Config], design.Config] | None = None,
+    reuse: bool = False,
 ) -> Path:
     """Run every experiment at every seed, write the pages and the index; return ``index.html``.
 
@@ -246,6 +247,10 @@ def build_report(
         ``progress(name, seed, done, total)`` in engine games.
     configure : callable, optional
         A last change to each config (tests use it to shrink the runs).
+    reuse : bool
+        Where a run of the same config already wrote its rows in ``folder``,
+        analyse those again instead of playing the games
+        (:func:`experiments.design.reanalyse`).
     """
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -257,8 +262,12 @@ def build_report(
             config = edition_config(module, seed, quick)
             if configure is not None:
                 config = configure(config)
+            out = folder / name / f"seed-{seed}"
+            if reuse and _same_run(out, config):
+                runs.append(design.reanalyse(module, out))
+                continue
             tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
-            runs.append(module.run(config, folder / name / f"seed-{seed}", tick))
+            runs.append(module.run(config, out, tick))
         write_page(name, runs, folder / name, quick)
         disagree = 0
         if len(runs) > 1:
@@ -266,6 +275,15 @@ def build_report(
             disagree = sum(1 for f in runs[0].findings if _key(f) in others and not agreement(f, others[_key(f)]))
         entries.append((name, module.TITLE, runs[0].conclusions, len(runs[0].findings), disagree))
     return _write_index(folder, entries, quick, time.perf_counter() - start, list(seeds))
+
+
+def _same_run(folder: Path, config: design.Config) -> bool:
+    """Whether ``folder`` holds the rows of a run of ``config``."""
+    try:
+        stored = design.read_summary(folder)["config"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return stored == config.to_dict() and (folder / "data" / design.DATASET).exists()
 
 
 def _write_index(folder: Path, entries, quick: bool, wall: float, seeds: list[int]) -> Path:

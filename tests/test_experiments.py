@@ -271,6 +271,10 @@ def test_cli_lists_and_runs_an_experiment(tmp_path):
     assert design.read_summary(out)["config"]["waits"] == [70]
     bad = runner.invoke(main, ["experiment", "run", "waiting_to_open", "--set", "bogus=1"])
     assert bad.exit_code == 1 and "unknown config key 'bogus'" in bad.output
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    bad = runner.invoke(main, ["experiment", "run", "waiting_to_open", "--out", str(blocker / "sub")])
+    assert bad.exit_code == 1 and "cannot write to" in bad.output
     bad = runner.invoke(main, ["experiment", "run", "nothing"])
     assert bad.exit_code == 1 and "unknown experiment 'nothing'" in bad.output
 
@@ -290,3 +294,11 @@ def test_the_notebook_runs_headless_on_a_tiny_dataset(tiny_report, monkeypatch):
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs)
+
+
+def test_reuse_analyses_stored_rows_again_without_playing(tiny_report):
+    data = tiny_report / "time_to_open" / "seed-1" / "data" / design.DATASET
+    before = (data.stat().st_mtime_ns, design.read_summary(data.parent.parent)["findings"])
+    report.build_report(tiny_report, quick=True, names=["time_to_open"], configure=_tiny, reuse=True)
+    assert data.stat().st_mtime_ns == before[0]
+    assert design.read_summary(data.parent.parent)["findings"] == before[1]

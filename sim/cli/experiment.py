@@ -39,6 +39,17 @@ def _bar(quiet: bool):
     return bar, update
 
 
+def _check_folder(folder: Path) -> None:
+    """Make ``folder`` or fail now, before any game is played."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise click.ClickException(f"cannot write to {folder}: {exc.strerror or exc}") from exc
+
+
 @experiment_group.command("run")
 @click.argument("name")
 @click.option("--games", type=int, default=None, help="Games per arm (default: the experiment's own).")
@@ -69,6 +80,7 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     out = out or Path("results") / "experiments" / name / f"seed-{seed}"
+    _check_folder(out)
     bar, update = _bar(quiet)
     try:
         with bar:
@@ -94,8 +106,11 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of the edition  [default: reports/quick with --quick, else reports]")
 @click.option("--only", multiple=True, help="Run only this experiment (repeatable).")
+@click.option("--reuse", is_flag=True,
+              help="Where the edition already holds the rows of a run with the same config, analyse them again "
+                   "instead of playing the games (after a change of analysis or wording).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(quick, out, only, quiet) -> None:
+def report_command(quick, out, only, reuse, quiet) -> None:
     """Run every experiment at two seeds and write readable reports (Markdown and HTML) with an index."""
     import experiments
     from experiments import report
@@ -106,8 +121,10 @@ def report_command(quick, out, only, quiet) -> None:
         raise click.ClickException(f"unknown experiment {unknown[0]!r}; the experiments are: "
                                    f"{', '.join(experiments.EXPERIMENTS)}")
     out = out or (Path("reports") / "quick" if quick else Path("reports"))
+    _check_folder(out)
     bar, update = _bar(quiet)
     with bar:
-        index = report.build_report(out, quick, names, progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"))
+        index = report.build_report(out, quick, names, progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"),
+                                    reuse=reuse)
     click.echo(f"reports written; open {index.resolve()}")
     click.echo(f"(Markdown: {index.with_suffix('.md').resolve()})")
