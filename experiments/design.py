@@ -96,7 +96,8 @@ class Config:
         The simulation seed shared by every arm (common random numbers).
     precision : float or None
         Sequential mode: add games until every headline interval is narrower
-        than this (in the finding's own unit, e.g. points per round).
+        than this, in the finding's own unit (points per round; shares as
+        fractions, so 0.02 is two percentage points).
     max_games : int
         The sequential mode stops here even when an interval is still wider.
     resamples : int
@@ -111,6 +112,19 @@ class Config:
     max_games: int = 200_000
     resamples: int = 1000
     workers: int | None = None
+
+    def __post_init__(self) -> None:
+        checks = [
+            ("games", self.games >= 2, "at least 2 (an interval needs two games)"),
+            ("seed", 0 <= self.seed < 2**64, "from 0 to 2**64 - 1"),
+            ("precision", self.precision is None or self.precision > 0, "a positive width"),
+            ("max_games", self.max_games >= 2, "at least 2"),
+            ("resamples", self.resamples >= 50, "at least 50"),
+            ("workers", self.workers is None or self.workers >= 1, "at least 1"),
+        ]
+        for key, ok, allowed in checks:
+            if not ok:
+                raise ValueError(f"config key {key!r} must be {allowed}, got {getattr(self, key)!r}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Config:

@@ -54,7 +54,9 @@ def _check_folder(folder: Path) -> None:
 @click.argument("name")
 @click.option("--games", type=int, default=None, help="Games per arm (default: the experiment's own).")
 @click.option("--precision", type=float, default=None,
-              help="Add games until every headline 95% interval is narrower than this (its own unit).")
+              help="Add games until every headline 95% interval is narrower than this, in its own unit "
+                   "(shares as fractions: 0.02 is two percentage points), "
+                   "starting from the quick edition's size.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed shared by every arm.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
@@ -74,9 +76,10 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
         if games is not None:
             config = config.replace(games=games)
         if precision is not None:
-            config = config.replace(precision=precision)
-        if config.games < 2:
-            raise ValueError(f"--games must be at least 2 (an interval needs two games), got {config.games}")
+            # The first step is the quick edition's size (or --set games=N); the mode adds games from there.
+            first = config.games if any(item.strip().startswith("games=") for item in settings) else \
+                module.QUICK.get("games", config.games)
+            config = config.replace(precision=precision, games=first)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     out = out or Path("results") / "experiments" / name / f"seed-{seed}"
