@@ -80,7 +80,8 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     blocks: list[Block] = [("h1", module.TITLE)]
     edition = "Quick edition" if quick else "Full edition"
     games = first.provenance["games"]
-    note = (f"{edition}: {games:,} games per arm and seed, every rotation of the seats included. "
+    note = (f"{edition}: {games:,} games per arm and seed (an arm comparing strategies at one table plays each "
+            "game once per rotation of the strategies through the seats). "
             "Every figure carries a 95% interval that resamples whole games (a game's rounds are not independent).")
     if quick:
         note += (" At this size the intervals are wide: a 'no measurable difference' often means too few games to "
@@ -96,7 +97,7 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
         head = [f for f in disagree if f.headline or len(f.arms) == 2]
         if disagree:
             blocks.append(("p", f"⚠ The two seeds disagree on {len(disagree)} of {len(first.findings)} findings "
-                                f"(marked in the table{', among them ' + str(len(head)) + ' comparisons' if head else ''}): "
+                                f"(marked in the table{f', among them {len(head)} comparison' + ('s' if len(head) > 1 else '') if head else ''}): "
                                 "read those as not settled at this size."))
         else:
             blocks.append(("p", f"The two seeds agree on all {len(first.findings)} findings."))

@@ -111,7 +111,8 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
     lines = []
-    for metric in ("turns per round", "rounds per game", "unopened rate"):
+    for metric in ("turns per round", "rounds per game", "unopened rate", "blocked rate", "points per round",
+                   "first player round win rate"):
         diffs = [f for f in findings if f.metric == metric and len(f.arms) == 2]
         moved = [f for f in diffs if wording.verdict(f) != "none"]
         base = next(f for f in findings if f.metric == metric and len(f.arms) == 1)
