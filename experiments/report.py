@@ -14,7 +14,6 @@ import html
 import io
 import json
 import shlex
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +22,7 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "edition_config", "write_page"]
+__all__ = ["agreement", "build_report", "edition_config", "write_index", "write_page"]
 
 SEEDS = (1, 2)
 
@@ -254,8 +253,6 @@ def build_report(
         (:func:`experiments.design.reanalyse`).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    entries = []
     for name in names:
         module = experiments.load(name)
         runs = []
@@ -270,12 +267,7 @@ def build_report(
             tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
             runs.append(module.run(config, out, tick))
         write_page(name, runs, folder / name, quick)
-        disagree = 0
-        if len(runs) > 1:
-            others = {_key(f): f for f in runs[1].findings}
-            disagree = sum(1 for f in runs[0].findings if _key(f) in others and not agreement(f, others[_key(f)]))
-        entries.append((name, module.TITLE, runs[0].conclusions, len(runs[0].findings), disagree))
-    return _write_index(folder, entries, quick, time.perf_counter() - start, list(seeds))
+    return write_index(folder, quick, list(seeds))
 
 
 def _same_run(folder: Path, config: design.Config) -> bool:
@@ -287,14 +279,26 @@ def _same_run(folder: Path, config: design.Config) -> bool:
     return stored == config.to_dict() and (folder / "data" / design.DATASET).exists()
 
 
-def _write_index(folder: Path, entries, quick: bool, wall: float, seeds: list[int]) -> Path:
+def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
+    """Write the index of every reported experiment with pages in ``folder``; return ``index.html``."""
+    entries, wall = [], 0.0
+    for name in experiments.REPORTED:
+        try:
+            summaries = [design.read_summary(folder / name / f"seed-{seed}") for seed in seeds]
+        except OSError:
+            continue
+        runs = [[Finding.from_dict(f) for f in summary["findings"]] for summary in summaries]
+        others = {_key(f): f for f in runs[1]} if len(runs) > 1 else {}
+        disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
+        wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
+        entries.append((name, summaries[0]["question"], summaries[0]["conclusions"], len(runs[0]), disagree))
     edition = "quick edition" if quick else "full edition"
     command = "rami report --quick" if quick else "rami report"
     blocks: list[Block] = [
         ("h1", f"Rami lab reports ({edition})"),
-        ("p", f"Seven strategy questions of French rummy, each answered by simulation at seeds "
+        ("p", f"{len(entries)} strategy questions of French rummy, each answered by simulation at seeds "
               f"{' and '.join(map(str, seeds))}, with 95% intervals that resample whole games. "
-              f"Made by `{command}` in {wall / 60:.1f} minutes."
+              f"Made by `{command}`; the simulations and their analysis took {wall / 60:.1f} minutes."
               + (" Quick edition: small sizes and wide intervals; the full edition is the reference." if quick else "")),
     ]
     rows = []
