@@ -13,6 +13,7 @@ import base64
 import html
 import io
 import json
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "edition_config", "write_index", "write_page"]
+__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_index", "write_page"]
 
 SEEDS = (1, 2)
 
@@ -58,18 +59,38 @@ def _key(f: Finding) -> tuple:
 def agreement(first: Finding, second: Finding) -> bool:
     """Whether two seeds tell the same story about one finding.
 
-    A difference agrees when both intervals put it on the same side of zero
-    or both include zero; a level when the two intervals overlap.
+    Both intervals must put the estimate on the same side of zero, or both
+    include zero (for a difference, and for a level measured against zero
+    such as a share above the fair one); a level's two intervals must also
+    overlap.
     """
+    same_side = wording.verdict(first) == wording.verdict(second)
     if len(first.arms) == 2:
-        return wording.verdict(first) == wording.verdict(second)
-    return first.estimate.low <= second.estimate.high and second.estimate.low <= first.estimate.high
+        return same_side
+    overlap = first.estimate.low <= second.estimate.high and second.estimate.low <= first.estimate.high
+    return same_side and overlap
+
+
+def same_reading(first: str, second: str) -> bool:
+    """Whether two conclusion sentences say the same thing but for their numbers.
+
+    The wording follows the intervals (which arm does better, or no
+    measurable difference), so two seeds whose sentences differ once every
+    number is masked read the experiment differently.
+    """
+    number = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
+    return number.sub("#", first) == number.sub("#", second)
+
+
+def _relative(f: Finding) -> bool:
+    """Whether ``f`` is measured against zero (a difference, or a level above a reference)."""
+    return len(f.arms) == 2 or " above " in f.metric or " minus " in f.metric
 
 
 def _cell(f: Finding | None) -> str:
     if f is None:
         return "n/a"
-    signed = len(f.arms) == 2
+    signed = _relative(f)
     return f"{wording.fmt(f.metric, f.estimate.estimate, signed)} ({wording.interval_text(f, signed)})"
 
 
@@ -87,12 +108,14 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
                  "tell, not no difference. The full edition (`rami report`) plays many more games.")
     blocks.append(("p", note))
     blocks.append(("h2", "Conclusion"))
-    blocks.append(("ul", first.conclusions))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
-    if len(runs) > 1:
+    if len(runs) == 1:
+        blocks.append(("ul", first.conclusions))
+    else:
         second = runs[1]
-        blocks.append(("p", f"The same experiment with seed {second.config.seed} reads:"))
-        blocks.append(("ul", second.conclusions))
+        rows = [[a, b, "yes" if same_reading(a, b) else "⚠ no"]
+                for a, b in zip(first.conclusions, second.conclusions)]
+        blocks.append(("table", [f"seed {first.config.seed}", f"seed {second.config.seed}", "same reading"], rows))
         head = [f for f in disagree if f.headline or len(f.arms) == 2]
         if disagree:
             blocks.append(("p", f"⚠ The two seeds disagree on {len(disagree)} of {len(first.findings)} findings "
@@ -291,7 +314,9 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
         others = {_key(f): f for f in runs[1]} if len(runs) > 1 else {}
         disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
         wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
-        entries.append((name, summaries[0]["question"], summaries[0]["conclusions"], len(runs[0]), disagree))
+        lines = [c["conclusions"] for c in summaries]
+        differ = sum(1 for a, b in zip(*lines) if not same_reading(a, b)) if len(lines) > 1 else 0
+        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, differ))
     edition = "quick edition" if quick else "full edition"
     command = "rami report --quick" if quick else "rami report"
     blocks: list[Block] = [
@@ -302,16 +327,15 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
               + (" Quick edition: small sizes and wide intervals; the full edition is the reference." if quick else "")),
     ]
     rows = []
-    for name, title, conclusions, n, disagree in entries:
-        seeds_text = "agree on all findings" if not disagree else f"⚠ disagree on {disagree} of {n}"
+    for name, title, conclusions, n, disagree, differ in entries:
+        seeds_text = "same reading, all findings agree" if not (disagree or differ) else (
+            f"⚠ {differ} of {len(conclusions)} conclusions read differently; {disagree} of {n} findings disagree")
         rows.append([f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
     blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
     (folder / "index.md").write_text(_md(blocks, "").replace("/index.html)", "/index.md)"), encoding="utf-8")
     page = folder / "index.html"
     text = _html(blocks, f"Rami lab reports ({edition})", {})
     # Links in table cells: [title](href) as anchors.
-    import re
-
     text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", text)
     page.write_text(text, encoding="utf-8")
     return page

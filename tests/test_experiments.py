@@ -245,10 +245,22 @@ def test_rule_variants_page_writes_cards_in_card_notation(tiny_report):
     assert "7♣ 8♣ 9♣" in (tiny_report / "rule_variants" / "index.md").read_text(encoding="utf-8")
 
 
+def test_conclusions_of_two_seeds_are_compared_by_their_wording():
+    a = wording.difference_sentence(_finding(3.2, 1.5, 4.9), "a", "b")
+    assert report.same_reading(a, wording.difference_sentence(_finding(2.1, 0.3, 3.9), "a", "b"))
+    assert not report.same_reading(a, wording.difference_sentence(_finding(0.8, -0.7, 2.3), "a", "b"))
+    assert not report.same_reading(a, wording.difference_sentence(_finding(-3.2, -4.9, -1.5), "a", "b"))
+
+
 def test_seeds_that_disagree_are_flagged():
     a = _finding(3.0, 1.0, 5.0)
     b = _finding(0.5, -1.0, 2.0)
     assert not report.agreement(a, b) and report.agreement(a, _finding(2.0, 0.5, 3.5))
+    level = Finding("share of games won above 1/players", ("basic, 4 players",),
+                    Estimate(-0.013, -0.023, -0.002, -0.023, -0.002, 6000), 6000, 18000)
+    near = Finding(level.metric, level.arms, Estimate(-0.003, -0.013, 0.007, -0.013, 0.007, 6000), 6000, 18000)
+    assert not report.agreement(level, near)  # the intervals overlap, but only one excludes zero
+    assert report.agreement(near, near)
 
 
 # --------------------------------------------------------------------- CLI
