@@ -79,7 +79,12 @@ def same_reading(first: str, second: str) -> bool:
     number is masked read the experiment differently.
     """
     number = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
-    return number.sub("#", first) == number.sub("#", second)
+    listed = re.compile(r"#(?:(?:, | or | and )#)+")  # "12 or 13", "2, 3, 4" read as one number
+
+    def masked(text: str) -> str:
+        return listed.sub("#", number.sub("#", text))
+
+    return masked(first) == masked(second)
 
 
 def _relative(f: Finding) -> bool:

@@ -89,19 +89,27 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
     lines = []
-    for f in findings:
-        if f.metric != "median own turn of opening":
-            continue
-        e = f.estimate
-        if e.estimate != e.estimate:
-            lines.append(f"{f.arms[0]}: fewer than half the players open within {HORIZON} of their turns.")
+    for t in config.thresholds:
+        medians = [f for f in findings if f.metric == "median own turn of opening"
+                   and f.arms[0].startswith(f"threshold {t},")]
+        shares = [f for f in findings if f.metric.startswith("share opened") and f.arms[0].startswith(f"threshold {t},")]
+        sizes = ", ".join(str(p) for p in config.players)
+        known = [f for f in medians if f.estimate.estimate == f.estimate.estimate]
+        if known:
+            low = min(f.estimate.low for f in known)
+            high = max(f.estimate.high for f in known)
+            values = sorted({f"{f.estimate.estimate:.0f}" for f in known})
+            head = (f"Threshold {t}: half the players have opened by their own turn {' or '.join(values)} "
+                    f"at {sizes} players (95% intervals within turns {low:.0f} to {high:.0f})")
         else:
-            lines.append(f"{f.arms[0]}: half the players have opened by their own turn {e.estimate:.0f} "
-                         f"(95% interval {e.low:.0f} to {e.high:.0f}; {e.clusters:,} games).")
-    by = [f for f in findings if f.metric.startswith("share opened")]
-    if by:
-        slow = min(by, key=lambda f: f.estimate.estimate)
-        lines.append(wording.level_sentence(slow, f"slowest table, {slow.arms[0]}"))
+            head = f"Threshold {t}: fewer than half the players open within {HORIZON} of their turns"
+        if len(known) < len(medians):
+            head += f"; at {len(medians) - len(known)} table sizes fewer than half ever open in the round"
+        lo = min(shares, key=lambda f: f.estimate.estimate)
+        hi = max(shares, key=lambda f: f.estimate.estimate)
+        lines.append(f"{head}; by their own turn {config.by_turn}, {wording.fmt(lo.metric, lo.estimate.estimate)} "
+                     f"({lo.arms[0].split(', ')[1]}) to {wording.fmt(hi.metric, hi.estimate.estimate)} "
+                     f"({hi.arms[0].split(', ')[1]}) have opened ({lo.estimate.clusters:,} games per table).")
     return lines
 
 
