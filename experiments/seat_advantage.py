@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 
 import polars as pl
 from matplotlib.figure import Figure
@@ -93,23 +94,42 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     return findings
 
 
+def _simultaneous(f: Finding, family: int) -> tuple[float, float]:
+    """The normal interval of ``f`` widened to 95% for all ``family`` table sizes at once (Bonferroni)."""
+    e = f.estimate
+    z = NormalDist().inv_cdf(1 - 0.025 / family)
+    half = (e.normal_high - e.normal_low) / 2 * z / 1.96
+    return e.estimate - half, e.estimate + half
+
+
 def _summary(findings: list[Finding], game: str, subject: str, verb: str, unit: str) -> str:
-    """One sentence per game: the table sizes where ``subject`` has a measurable edge, or none."""
+    """One sentence per game: the table sizes where ``subject`` has a measurable edge, or none.
+
+    A claim about "any table size" is a family of tests: an edge counts only
+    when its interval excludes zero with 95% for all the game's table sizes
+    together (Bonferroni), so a single size crossing zero by chance is not
+    reported as an advantage; the table of findings keeps each size's own
+    95% interval.
+    """
     rows = [f for f in findings if f.arms[0].startswith(f"{game},")]
     sizes = ", ".join(f.arms[0].split(", ")[1].split()[0] for f in rows)
-    moved = [f for f in rows if wording.verdict(f) != "none"]
+    bounds = {id(f): _simultaneous(f, len(rows)) for f in rows}
+    moved = [f for f in rows if bounds[id(f)][0] > 0 or bounds[id(f)][1] < 0]
+    level = f"95% intervals holding for the {len(rows)} table sizes together"
     if not moved:
-        low = min(f.estimate.low for f in rows)
-        high = max(f.estimate.high for f in rows)
-        return (f"{game}: no measurable advantage for {subject} at {sizes} players (every 95% interval includes "
-                f"zero; together they span {wording.fmt(rows[0].metric, low, True)} to "
-                f"{wording.fmt(rows[0].metric, high, True)}; {rows[0].estimate.clusters:,} games each).")
+        low = min(bounds[id(f)][0] for f in rows)
+        high = max(bounds[id(f)][1] for f in rows)
+        return (f"{game}: no measurable advantage for {subject} at {sizes} players ({level} all include zero "
+                f"and span {wording.fmt(rows[0].metric, low, True)} to {wording.fmt(rows[0].metric, high, True)}; "
+                f"{rows[0].estimate.clusters:,} games each).")
     parts = [f"{wording.fmt(f.metric, abs(f.estimate.estimate)).replace('%', ' percentage points')} "
              f"{'more' if f.estimate.estimate > 0 else 'less'} often than a fair share of {unit} at "
-             f"{f.arms[0].split(', ')[1]} (95% interval {wording.interval_text(f, True)})" for f in moved]
+             f"{f.arms[0].split(', ')[1]} ({wording.fmt(f.metric, bounds[id(f)][0], True)} to "
+             f"{wording.fmt(f.metric, bounds[id(f)][1], True)})" for f in moved]
     still = len(rows) - len(moved)
     tail = f"; no measurable difference at the other {still} table size{'s' if still > 1 else ''}" if still else ""
-    return f"{game}: {subject} {verb} " + "; ".join(parts) + tail + f" ({moved[0].estimate.clusters:,} games each)."
+    return (f"{game}: {subject} {verb} " + "; ".join(parts) + tail
+            + f" ({level}; {moved[0].estimate.clusters:,} games each).")
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
