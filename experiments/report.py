@@ -337,8 +337,11 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
     ]
     rows = []
     for name, title, conclusions, n, disagree, differ in entries:
-        seeds_text = "same reading, all findings agree" if not (disagree or differ) else (
-            f"⚠ {differ} of {len(conclusions)} conclusions read differently; {disagree} of {n} findings disagree")
+        reading = (f"⚠ {differ} of {len(conclusions)} conclusions read differently" if differ
+                   else "every conclusion reads the same")
+        findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
+            else "all findings agree"
+        seeds_text = f"{reading}; {findings_text}"
         rows.append([f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
     blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
     (folder / "index.md").write_text(_md(blocks, "").replace("/index.html)", "/index.md)"), encoding="utf-8")
