@@ -45,7 +45,8 @@ def interval_plot(
     est = np.array([e.estimate for e in estimates])
     lo = np.array([e.low for e in estimates])
     hi = np.array([e.high for e in estimates])
-    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3)
+    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3,
+                markersize=4)
     if reference is not None:
         ax.axvline(reference, color="#999999", lw=1, ls="--")
     ax.set_yticks(y, labels)
@@ -93,7 +94,7 @@ def series_plot(
         hi = np.array([p.high for p in points])
         unit = points[0].unit if points else unit
         ax.errorbar(np.asarray(xs, dtype=float) + shift, est, yerr=[est - lo, hi - est], fmt="o-", capsize=3,
-                    label=label)
+                    markersize=4, label=label)
     if reference is not None:
         ax.axhline(reference, color="#999999", lw=1, ls="--")
     ax.set_xticks(list(x))
