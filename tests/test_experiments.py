@@ -291,6 +291,20 @@ def test_cli_lists_and_runs_an_experiment(tmp_path):
     assert bad.exit_code == 1 and "unknown experiment 'nothing'" in bad.output
 
 
+def test_cli_report_writes_an_edition_and_says_where_to_open_it(tmp_path):
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    result = CliRunner().invoke(main, ["report", "--quick", "--only", "time_to_open", "--out", str(tmp_path),
+                                       "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert f"open {(tmp_path / 'index.html').resolve()}" in result.output
+    assert (tmp_path / "time_to_open" / "index.html").exists()
+    bad = CliRunner().invoke(main, ["report", "--only", "nothing"])
+    assert bad.exit_code == 1 and "unknown experiment 'nothing'" in bad.output
+
+
 # ---------------------------------------------------------------- notebook
 
 
