@@ -1,0 +1,38 @@
+"""Experiments: the strategy questions of rummy, answered with paired designs and intervals.
+
+One module per question (its title is the question), on a framework in
+three parts in the manner of rliable: :mod:`experiments.metrics` (pure
+functions from result rows to per-game sums), :mod:`experiments.stats`
+(interval estimates clustered by game) and :mod:`experiments.plots`
+(figures, returned, never saved); :mod:`experiments.design` plays the arms
+on common deals and writes ``summary.json``; :mod:`experiments.report`
+writes the pages of ``reports/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["EXPERIMENTS", "REPORTED", "load"]
+
+REPORTED: tuple[str, ...] = (
+    "waiting_to_open",
+    "holding_jokers",
+    "seat_advantage",
+    "rule_variants",
+    "may_i",
+    "time_to_open",
+    "discard_pile",
+)
+"""The experiments of the report, in its order."""
+
+EXPERIMENTS: tuple[str, ...] = (*REPORTED, "expert_vs_greedy")
+"""Every experiment ``rami experiment run`` knows."""
+
+
+def load(name: str) -> ModuleType:
+    """The experiment module ``name``; an unknown name raises ``ValueError`` listing the known ones."""
+    if name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {name!r}; the experiments are: {', '.join(EXPERIMENTS)}")
+    return importlib.import_module(f"experiments.{name}")

@@ -3,15 +3,35 @@
 Each function takes one sample of independent units (in a clustered design,
 one value per cluster, e.g. per game) and returns an interval for its mean.
 Randomness enters only through an explicit seed or ``numpy.random.Generator``.
+
+Most metrics of a rummy study are ratios of sums over clusters: points per
+round is the sum of a game's points over its rounds, summed over games, over
+the number of rounds. :func:`ratio_estimate` and :func:`paired_difference`
+give such a ratio (or the difference of two, for arms that played the same
+games) with two 95% intervals: a percentile bootstrap that resamples whole
+clusters, and the normal approximation of the linearised ratio (the delta
+method). The paired difference also measures what pairing gained: the
+variance an unpaired design of the same size would have had, estimated from
+the same clusters.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["bootstrap_interval", "normal_interval"]
+__all__ = [
+    "Estimate",
+    "bootstrap_interval",
+    "normal_interval",
+    "paired_difference",
+    "ratio_bootstrap_interval",
+    "ratio_estimate",
+    "survival_curve",
+    "unpaired_difference",
+]
 
 
 def _sample(values: np.ndarray | list[float], minimum: int) -> np.ndarray:
@@ -95,7 +115,7 @@ def _percentiles(n, statistic, seed, n_resamples: int, level: float) -> tuple[fl
     for start in range(0, n_resamples, chunk):
         stop = min(start + chunk, n_resamples)
         values[start:stop] = statistic(rng.integers(0, n, size=(stop - start, n)))
-    low, high = np.quantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    low, high = np.nanquantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
     return float(low), float(high)
 
 
@@ -131,3 +151,237 @@ def ratio_bootstrap_interval(
         raise ValueError("counts must be positive")
     low, high = _percentiles(t.size, lambda idx: t[idx].sum(axis=1) / c[idx].sum(axis=1), seed, n_resamples, level)
     return float(t.sum() / c.sum()), low, high
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its 95% intervals.
+
+    ``low`` and ``high`` are the percentile bootstrap over ``clusters``
+    resampled units (the unit is named in ``unit``); ``normal_low`` and
+    ``normal_high`` the normal approximation. For a paired difference,
+    ``variance_ratio`` is the estimated variance of the paired estimate over
+    that of an unpaired design with as many clusters per arm (below 1: the
+    pairing helped), else NaN.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    normal_low: float
+    normal_high: float
+    clusters: int
+    unit: str = "game"
+    variance_ratio: float = math.nan
+
+    @property
+    def width(self) -> float:
+        """Width of the bootstrap interval."""
+        return self.high - self.low
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Both intervals lie on one side of zero."""
+        return (self.low > 0 and self.normal_low > 0) or (self.high < 0 and self.normal_high < 0)
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return asdict(self)
+
+
+def _linearised(totals: np.ndarray, counts: np.ndarray) -> tuple[float, np.ndarray]:
+    """The ratio ``sum(totals) / sum(counts)`` and each cluster's influence on it.
+
+    The influence ``(t - R c) / mean(c)`` has mean zero; its variance over
+    ``n`` is the delta method's variance of the ratio.
+    """
+    ratio = float(totals.sum() / counts.sum())
+    return ratio, (totals - ratio * counts) / counts.mean()
+
+
+def _pair(totals, counts) -> tuple[np.ndarray, np.ndarray]:
+    t = _sample(totals, 2)
+    c = _sample(counts, 2)
+    if t.shape != c.shape:
+        raise ValueError(f"totals and counts must have one entry per cluster, got {t.shape} and {c.shape}")
+    if (c < 0).any() or c.sum() <= 0:
+        raise ValueError("counts must be non-negative with a positive sum")
+    return t, c
+
+
+def ratio_estimate(
+    totals: np.ndarray | list[float],
+    counts: np.ndarray | list[float],
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    unit: str = "game",
+    z: float = 1.96,
+) -> Estimate:
+    """``sum(totals) / sum(counts)`` with cluster bootstrap and delta-method intervals.
+
+    Parameters
+    ----------
+    totals, counts : array of float, shape (n,)
+        One entry per cluster (n >= 2): the sum of the metric over the
+        cluster's units and their number (counts may be 0 for a cluster
+        holding no unit of interest, as long as the sum is positive). A plain
+        mean over clusters is the case ``counts = 1``.
+    seed : int or numpy.random.Generator
+        The resampling's random state.
+    unit : str
+        What one cluster is, for the reader ("game", "deal").
+    """
+    t, c = _pair(totals, counts)
+    ratio, influence = _linearised(t, c)
+    half = z * float(influence.std(ddof=1)) / math.sqrt(t.size)
+
+    def statistic(idx: np.ndarray) -> np.ndarray:
+        den = c[idx].sum(axis=1)
+        return t[idx].sum(axis=1) / np.where(den > 0, den, np.nan)
+
+    low, high = _percentiles(t.size, statistic, seed, n_resamples, 0.95)
+    return Estimate(ratio, low, high, ratio - half, ratio + half, int(t.size), unit)
+
+
+def paired_difference(
+    totals_a, counts_a, totals_b, counts_b,
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    unit: str = "game",
+    z: float = 1.96,
+) -> Estimate:
+    """Ratio of arm A minus ratio of arm B, the arms measured on the same clusters.
+
+    Entry ``i`` of the four arrays belongs to the same cluster (the same
+    game, dealt the same cards in both arms); the bootstrap resamples clusters
+    jointly, so what the arms share cancels. ``variance_ratio`` compares the
+    delta-method variance of this paired difference with ``var(A) + var(B)``,
+    the variance of the same difference from two independent samples of the
+    same size.
+
+    Parameters
+    ----------
+    totals_a, counts_a, totals_b, counts_b : array of float, shape (n,)
+        Per cluster, as in :func:`ratio_estimate`.
+    """
+    ta, ca = _pair(totals_a, counts_a)
+    tb, cb = _pair(totals_b, counts_b)
+    if ta.shape != tb.shape:
+        raise ValueError(f"paired arms need the same clusters, got {ta.size} and {tb.size}")
+    ra, ia = _linearised(ta, ca)
+    rb, ib = _linearised(tb, cb)
+    n = ta.size
+    paired_var = float((ia - ib).var(ddof=1)) / n
+    unpaired_var = (float(ia.var(ddof=1)) + float(ib.var(ddof=1))) / n
+    half = z * math.sqrt(paired_var)
+
+    def statistic(idx: np.ndarray) -> np.ndarray:
+        da, db = ca[idx].sum(axis=1), cb[idx].sum(axis=1)
+        return (ta[idx].sum(axis=1) / np.where(da > 0, da, np.nan)
+                - tb[idx].sum(axis=1) / np.where(db > 0, db, np.nan))
+
+    low, high = _percentiles(n, statistic, seed, n_resamples, 0.95)
+    ratio = paired_var / unpaired_var if unpaired_var > 0 else math.nan
+    d = ra - rb
+    return Estimate(d, low, high, d - half, d + half, int(n), unit, ratio)
+
+
+def unpaired_difference(
+    totals_a, counts_a, totals_b, counts_b,
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    unit: str = "game",
+    z: float = 1.96,
+) -> Estimate:
+    """Ratio of arm A minus ratio of arm B from two independent samples of clusters.
+
+    The design a paired one is measured against: each arm's clusters are
+    resampled on their own. Sizes may differ.
+    """
+    ta, ca = _pair(totals_a, counts_a)
+    tb, cb = _pair(totals_b, counts_b)
+    ra, ia = _linearised(ta, ca)
+    rb, ib = _linearised(tb, cb)
+    var = float(ia.var(ddof=1)) / ta.size + float(ib.var(ddof=1)) / tb.size
+    half = z * math.sqrt(var)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    draws = np.empty(n_resamples)
+    for k in range(n_resamples):
+        i = rng.integers(0, ta.size, ta.size)
+        j = rng.integers(0, tb.size, tb.size)
+        draws[k] = ta[i].sum() / max(ca[i].sum(), 1e-300) - tb[j].sum() / max(cb[j].sum(), 1e-300)
+    low, high = np.quantile(draws, [0.025, 0.975])
+    d = ra - rb
+    return Estimate(d, float(low), float(high), d - half, d + half, int(min(ta.size, tb.size)), unit)
+
+
+def _cluster_weights(n: int, rng: np.random.Generator, n_resamples: int) -> np.ndarray:
+    """How often each of ``n`` clusters is drawn in each resample, shape (n_resamples, n)."""
+    weights = np.zeros((n_resamples, n), dtype=np.float64)
+    for b in range(n_resamples):
+        weights[b] = np.bincount(rng.integers(0, n, n), minlength=n)
+    return weights
+
+
+def _kaplan_meier(events: np.ndarray, at_risk: np.ndarray) -> np.ndarray:
+    """Survival after each time from summed counts, shape (..., T)."""
+    hazard = np.divide(events, at_risk, out=np.zeros(events.shape), where=at_risk > 0)
+    return np.cumprod(1.0 - hazard, axis=-1)
+
+
+def survival_curve(
+    events: np.ndarray,
+    at_risk: np.ndarray,
+    seed: int | np.random.Generator,
+    n_resamples: int = 500,
+    unit: str = "game",
+    by_time: int = 10,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Estimate, Estimate]:
+    """Kaplan-Meier survival with a cluster bootstrap band, and the median time.
+
+    Parameters
+    ----------
+    events, at_risk : arrays of int, shape (clusters, T)
+        Per cluster (game) and time ``t = 1 .. T``: observations ending with
+        the event at ``t``, and observations still at risk at ``t``
+        (:func:`experiments.metrics.opening_times`).
+    seed : int or numpy.random.Generator
+        The resampling's random state.
+
+    Returns
+    -------
+    survival, low, high : arrays of float, shape (T,)
+        ``P(time > t)`` and its pointwise 95% percentile band.
+    median : Estimate
+        The first ``t`` with survival at most one half (NaN when the curve
+        stays above it), with its bootstrap interval (``normal_*`` from the
+        bootstrap standard deviation).
+    by : Estimate
+        ``1 - survival`` at ``t = by_time``: the share of events by then.
+    """
+    if events.shape != at_risk.shape or events.ndim != 2 or events.shape[0] < 2:
+        raise ValueError(f"events and at_risk must share a shape (clusters >= 2, T), got {events.shape}, {at_risk.shape}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    curve = _kaplan_meier(events.sum(axis=0), at_risk.sum(axis=0))
+    weights = _cluster_weights(events.shape[0], rng, n_resamples)
+    curves = _kaplan_meier(weights @ events, weights @ at_risk)
+    low, high = np.quantile(curves, [0.025, 0.975], axis=0)
+
+    def median(c: np.ndarray) -> np.ndarray:
+        below = c <= 0.5
+        return np.where(below.any(axis=-1), below.argmax(axis=-1) + 1.0, np.nan)
+
+    m = float(median(curve))
+    draws = median(curves)
+    finite = draws[np.isfinite(draws)]
+    if math.isnan(m) or finite.size < draws.size:
+        est = Estimate(m, math.nan, math.nan, math.nan, math.nan, int(events.shape[0]), unit)
+    else:
+        sd = float(finite.std(ddof=1))
+        lo, hi = np.quantile(finite, [0.025, 0.975])
+        est = Estimate(m, float(lo), float(hi), m - 1.96 * sd, m + 1.96 * sd, int(events.shape[0]), unit)
+    k = min(by_time, curve.size) - 1
+    share = 1.0 - curves[:, k]
+    sd = float(share.std(ddof=1))
+    by = Estimate(1.0 - float(curve[k]), 1.0 - float(high[k]), 1.0 - float(low[k]),
+                  1.0 - float(curve[k]) - 1.96 * sd, 1.0 - float(curve[k]) + 1.96 * sd, int(events.shape[0]), unit)
+    return curve, low, high, est, by

@@ -119,6 +119,7 @@ def simulate(
     max_rounds: int = E.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
     rotate: bool = False,
+    first_game: int = 0,
 ) -> pl.DataFrame:
     """Play ``n_games`` games and return one row per game, round and seat.
 
@@ -146,6 +147,10 @@ def simulate(
         Move the strategies one seat on from game to game (strategy ``j``
         plays seat ``(j + game) mod players``), so that seat order favours
         no strategy in a comparison.
+    first_game : int
+        Index of the first game: games ``first_game .. first_game + n_games - 1``
+        are played, each exactly as in any other range that holds it, so a
+        longer study adds games without replaying earlier ones.
 
     Returns
     -------
@@ -154,6 +159,7 @@ def simulate(
     """
     r, chosen = resolve(ruleset, strategies)
     n_games = _check_count("n_games", n_games, 1)
+    first_game = _check_count("first_game", first_game, 0)
     if workers is None:
         workers = os.cpu_count() or 1
     workers = _check_count("workers", workers, 1)
@@ -168,8 +174,8 @@ def simulate(
     starts = list(range(0, n_games, batch_size))
 
     def job(start: int) -> list[np.ndarray]:
-        return _run_batch(kr, int(seed), start, min(batch_size, n_games - start), kinds, params, max_rounds,
-                          bool(rotate))
+        return _run_batch(kr, int(seed), first_game + start, min(batch_size, n_games - start), kinds, params,
+                          max_rounds, bool(rotate))
 
     results: list[np.ndarray] = []
     if workers == 1:

@@ -41,10 +41,12 @@ parameter          range   meaning
 ``P_RECOVER``      0-1     1: recover jokers whenever possible; 0: only to go out
 ``P_MAY_I``        0-2     "Puis-je ?": 0 never; 1 when the card completes a
                            meld; 2 also when it builds a near-meld
+``P_TAKE``         0-1     1: take the pile's top when it helps (as above);
+                           0: never take it, always draw from the stock
 =================  ======  ===================================================
 
 The choice parameters (jokers, open_all, discard, take_near, add, recover,
-may_i) take whole numbers only.
+may_i, take) take whole numbers only.
 """
 
 from __future__ import annotations
@@ -79,11 +81,12 @@ KIND_PYTHON = 2  # a user policy written in Python (strategies.user), called bac
     P_ADD,
     P_RECOVER,
     P_MAY_I,
-) = range(11)
+    P_TAKE,
+) = range(12)
 N_PARAMS = 16
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in strategies.user
 
-CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i")
+CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
 """Parameters that select a behaviour: whole numbers only."""
 
 PARAMETERS = {
@@ -99,6 +102,7 @@ PARAMETERS = {
     "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards that sit in a meld of the hand"),
     "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
     "may_i": (P_MAY_I, 0, 2, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too"),
+    "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
 }
 
 # Action rows, filled by the engine: act[i, A_TYPE], ...
@@ -234,6 +238,8 @@ def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pu
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
         return _ask_python(Q_TAKE, slot, card, completes, fits_table, lo, hi, view, pub) != 0
+    if params[P_TAKE] <= 0:
+        return False
     if completes or fits_table or card == 52:
         return True
     return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0

@@ -22,10 +22,10 @@ from strategies.policies import P_SLOT, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
 PRESETS = ["random", "greedy", "cautious", "expert"]
 
 # The heuristic family's parameters in the order of the table in the
-# docstring of strategies/policies.py (P_JOKERS = 0 ... P_MAY_I = 10).
+# docstring of strategies/policies.py (P_JOKERS = 0 ... P_TAKE = 11).
 DOCUMENTED_INDEX = {
     "jokers": 0, "open_extra": 1, "open_cards": 2, "open_all": 3, "discard": 4, "near_weight": 5,
-    "feed_weight": 6, "take_near": 7, "add": 8, "recover": 9, "may_i": 10,
+    "feed_weight": 6, "take_near": 7, "add": 8, "recover": 9, "may_i": 10, "take": 11,
 }
 
 # --------------------------------------------------------------- by name
@@ -280,3 +280,14 @@ def test_ratio_bootstrap_of_a_constant_ratio_is_that_ratio():
     assert est == low == high == 2.0
     est, low, high = ratio_bootstrap_interval([1.0, 5.0, 2.0, 9.0], [1.0, 2.0, 1.0, 3.0], seed=1, n_resamples=500)
     assert est == pytest.approx(17 / 7) and low < est < high
+
+
+@pytest.mark.parametrize("discard_take", ["must_use", "free"])
+def test_take_zero_never_takes_the_discard(discard_take):
+    import sim
+
+    r = sim.rules.preset("rami51", discard_take=discard_take)
+    df = sim.simulate(r, ["greedy:take=0", "greedy", "greedy"], n_games=30, seed=2, rotate=True)
+    never = df.filter(pl.col("strategy_index") == 0)["discard_takes"]
+    others = df.filter(pl.col("strategy_index") != 0)["discard_takes"]
+    assert never.sum() == 0 and others.sum() > 0

@@ -1,0 +1,83 @@
+"""Findings of the commonest design: one seat's habit against a reference, on the same deals.
+
+Each arm seats the strategy under study at position ``focal`` of its list
+(the others play the field) on duplicate deals; the reference arm seats the
+reference habit there. Both arms play the same games, so a metric of the
+focal seat is compared game by game (:func:`experiments.stats.paired_difference`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from experiments import design, metrics, stats
+from experiments.design import Finding
+
+__all__ = ["Comparison", "Metric", "focal_findings"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A per-seat-round metric: its value per row, which way is better, whether it is a headline."""
+
+    value: pl.Expr
+    better: str = ""
+    headline: bool = False
+    where: pl.Expr | None = None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Arm ``arm`` against arm ``reference``, reported in ``group``."""
+
+    arm: str
+    reference: str
+    group: str = ""
+
+
+def focal_findings(
+    frame: pl.DataFrame,
+    config: design.Config,
+    comparisons: Sequence[Comparison],
+    measures: Mapping[str, Metric],
+    focal: int = 0,
+    levels: bool = True,
+) -> list[Finding]:
+    """Levels of every arm named in ``comparisons`` and the paired difference of each comparison.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame
+        The experiment's rows (arms of :func:`experiments.design.play_arms`).
+    comparisons : sequence of Comparison
+    measures : mapping of metric name to Metric
+    focal : int
+        Position of the seat under study in each arm's strategy list.
+    levels : bool
+        Also report each arm's level (once per arm).
+    """
+    findings = []
+    seat = pl.col("strategy_index") == focal
+    for m_index, (name, m) in enumerate(measures.items()):
+        where = seat if m.where is None else seat & m.where
+        table = metrics.per_game(frame, m.value, where)
+        seen: set[str] = set()
+        for c_index, c in enumerate(comparisons):
+            for arm in (c.reference, c.arm) if levels else ():
+                if arm in seen:
+                    continue
+                seen.add(arm)
+                t, n = metrics.cluster_arrays(table, arm=arm)
+                est = stats.ratio_estimate(t, n, design.rng_for(config, 1000 * m_index + len(seen)), config.resamples)
+                findings.append(Finding(name, (arm,), est, len(t), design.rounds_of(frame.filter(pl.col("arm") == arm)),
+                                        c.group, better=m.better))
+            arrays = metrics.paired_arrays(table, {"arm": c.arm}, {"arm": c.reference})
+            est = stats.paired_difference(*arrays, design.rng_for(config, 1000 * m_index + 500 + c_index),
+                                          config.resamples)
+            both = frame.filter(pl.col("arm").is_in([c.arm, c.reference]))
+            findings.append(Finding(name, (c.arm, c.reference), est, len(arrays[0]), design.rounds_of(both), c.group,
+                                    headline=m.headline, better=m.better))
+    return findings

@@ -1,0 +1,104 @@
+"""What is the discard pile worth?
+
+One player never takes the discard's top card and always draws from the
+stock (``take=0``); the others take it when it helps (it completes a meld of
+the hand, fits a table meld, or is a joker), as greedy does. Under Rami 51's
+``must_use`` rule a card taken from the pile must be laid in the same turn;
+under ``free`` it may be kept. Each rule is a pair of arms on duplicate deals
+(the strategies rotate through the seats on every deal): the player who
+never takes against the same deals with that player taking like the others.
+Measured for that player: points per round (penalty, fewer is better), its
+share of the rounds it wins by going out, and how often it takes the pile.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from matplotlib.figure import Figure
+
+from experiments import compare, design, plots, wording
+from experiments.design import Arm, Finding
+
+TITLE = "What is the discard pile worth?"
+FOCAL = 0
+MEASURES = {
+    "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
+    "share of rounds won": compare.Metric(pl.col("went_out"), "higher"),
+    "discard takes per round": compare.Metric(pl.col("discard_takes"), ""),
+}
+
+
+@dataclass(frozen=True)
+class Config(design.Config):
+    """Config of this experiment.
+
+    Attributes
+    ----------
+    ruleset : str
+        A Rami 51 preset or ruleset file.
+    players : int
+        Seats at the table.
+    rules : tuple of str
+        Values of the ``discard_take`` knob compared (each a group).
+    """
+
+    games: int = 5000
+    ruleset: str = "rami51"
+    players: int = 4
+    rules: tuple[str, ...] = ("must_use", "free")
+
+
+QUICK = {"games": 600}
+
+
+def arm_name(rule: str, takes: bool) -> str:
+    return f"{rule}: {'takes when it helps' if takes else 'never takes'}"
+
+
+def arms(config: Config) -> list[Arm]:
+    from sim import rules
+
+    out = []
+    field = ("greedy",) * (config.players - 1)
+    for rule in config.rules:
+        r = rules.as_ruleset(config.ruleset).replace(discard_take=rule)
+        out.append(Arm(arm_name(rule, True), r, ("greedy", *field), duplicate=True))
+        out.append(Arm(arm_name(rule, False), r, ("greedy:take=0", *field), duplicate=True))
+    return out
+
+
+def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
+    comparisons = [compare.Comparison(arm_name(r, False), arm_name(r, True), f"discard_take = {r}")
+                   for r in config.rules]
+    return compare.focal_findings(frame, config, comparisons, MEASURES, FOCAL)
+
+
+def conclusions(findings: list[Finding], config: Config) -> list[str]:
+    lines = [wording.difference_sentence(f, "a player who never takes the discard",
+                                         "one who takes it when it helps")
+             for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    for f in findings:
+        if len(f.arms) == 1 and f.metric == "discard takes per round" and f.arms[0].endswith("helps"):
+            lines.append(wording.level_sentence(f, "a greedy player takes the discard"))
+    return lines
+
+
+def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    fig1, _ = plots.interval_plot([f.group for f in diffs], [f.estimate for f in diffs],
+                                  "points per round, never taking minus taking when it helps (fewer is better)",
+                                  title=f"The value of the discard pile, {config.players} players")
+    wins = [f for f in findings if len(f.arms) == 2 and f.metric == "share of rounds won"]
+    fig2, _ = plots.interval_plot([f.group for f in wins], [f.estimate for f in wins],
+                                  "share of rounds won, never taking minus taking when it helps",
+                                  title="Rounds won without the discard pile")
+    return {"points": fig1, "wins": fig2}
+
+
+def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+    """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
+    return design.run_experiment(sys.modules[__name__], config, out, progress)

@@ -1,0 +1,211 @@
+"""Metrics: pure functions from result rows to per-cluster sums.
+
+The input is the frame an experiment plays (:func:`experiments.design.play_arm`):
+one row per arm, rotation, game, round and seat, with the columns of
+:data:`sim.RESULT_COLUMNS` plus ``arm`` and ``rotation``. The unit of
+resampling is the game (with all its rotations, in a duplicate arm), so every
+metric here returns one row per arm (and group) and game: ``total``, the sum
+of the metric over the game's units, and ``count``, how many units; the
+metric is ``sum(total) / sum(count)`` over games, which
+:func:`experiments.stats.ratio_estimate` turns into an interval.
+
+Missing values follow both conventions of the result columns: a player who
+never opened is found by ``opened``, never by ``open_turn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+__all__ = [
+    "CLUSTER",
+    "cluster_arrays",
+    "opening_times",
+    "paired_arrays",
+    "per_game",
+    "per_game_level",
+    "per_round",
+    "win_shares",
+]
+
+CLUSTER = "game"
+"""The unit of resampling: a game, with all its rounds (and rotations)."""
+
+
+def per_game(
+    frame: pl.DataFrame | pl.LazyFrame,
+    value: pl.Expr,
+    where: pl.Expr | None = None,
+    by: Sequence[str] = ("arm",),
+) -> pl.DataFrame:
+    """Sum of ``value`` and count of rows per ``by`` and game, over rows passing ``where``.
+
+    Parameters
+    ----------
+    frame : polars DataFrame or LazyFrame
+        Result rows (one per arm, rotation, game, round and seat).
+    value : polars expression
+        A number per row, e.g. ``pl.col("points")``.
+    where : polars expression, optional
+        Which rows count, e.g. ``pl.col("strategy_index") == 0``.
+    by : sequence of str
+        Columns that split the arms into groups (``arm`` first).
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``*by``, ``game``, ``total`` (float64) and ``count`` (int),
+        sorted by ``by`` and game.
+    """
+    lf = frame.lazy()
+    if where is not None:
+        lf = lf.filter(where)
+    return (
+        lf.group_by(*by, CLUSTER)
+        .agg(value.cast(pl.Float64).sum().alias("total"), pl.len().alias("count"))
+        .sort(*by, CLUSTER)
+        .collect()
+    )
+
+
+def per_round(
+    frame: pl.DataFrame | pl.LazyFrame,
+    value: pl.Expr,
+    where: pl.Expr | None = None,
+    by: Sequence[str] = ("arm",),
+) -> pl.DataFrame:
+    """As :func:`per_game`, one unit per round (the row of the round's first player).
+
+    For what belongs to the round rather than the seat: its turns, whether it
+    was blocked, whether the first player went out.
+    """
+    first = pl.col("seat") == pl.col("first")
+    return per_game(frame, value, first if where is None else first & where, by)
+
+
+def per_game_level(
+    frame: pl.DataFrame | pl.LazyFrame,
+    value: pl.Expr,
+    by: Sequence[str] = ("arm",),
+) -> pl.DataFrame:
+    """As :func:`per_game`, one unit per played game (and rotation): ``value`` aggregated over its rows.
+
+    ``value`` is an aggregation over one game's rows, e.g.
+    ``pl.col("round").max() + 1`` for rounds per game.
+    """
+    return (
+        frame.lazy()
+        .group_by(*by, "rotation", CLUSTER)
+        .agg(value.cast(pl.Float64).alias("v"))
+        .group_by(*by, CLUSTER)
+        .agg(pl.col("v").sum().alias("total"), pl.len().alias("count"))
+        .sort(*by, CLUSTER)
+        .collect()
+    )
+
+
+def win_shares(frame: pl.DataFrame | pl.LazyFrame, key: str = "strategy_index") -> pl.DataFrame:
+    """Each game's win shared out over ``key`` values: 1 for a win alone, ``1/k`` in a ``k``-way tie.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``arm``, ``key``, ``game``, ``total`` (summed shares over
+        rotations) and ``count`` (rotations); the shares of a game add up to
+        1 per rotation, so a seat wins ``1/players`` by chance.
+    """
+    last = (
+        frame.lazy()
+        .group_by("arm", "rotation", CLUSTER, "seat")
+        .agg(*([pl.col(key).first()] if key != "seat" else []), pl.col("won").first())
+        .with_columns(pl.col("won").sum().over("arm", "rotation", CLUSTER).alias("winners"))
+        .with_columns(
+            pl.when(pl.col("winners") > 0).then(pl.col("won").cast(pl.Float64) / pl.col("winners")).otherwise(0.0)
+            .alias("share")
+        )
+    )
+    return (
+        last.group_by("arm", key, CLUSTER)
+        .agg(pl.col("share").sum().alias("total"), pl.len().alias("count"))
+        .sort("arm", key, CLUSTER)
+        .collect()
+    )
+
+
+def cluster_arrays(table: pl.DataFrame, **equals: object) -> tuple[np.ndarray, np.ndarray]:
+    """``total`` and ``count`` of the rows of ``table`` matching ``equals``, sorted by game.
+
+    Returns
+    -------
+    (totals, counts) : arrays of float64, shape (games,)
+    """
+    rows = table
+    for key, value in equals.items():
+        rows = rows.filter(pl.col(key) == value)
+    rows = rows.sort(CLUSTER)
+    return rows["total"].to_numpy().astype(np.float64), rows["count"].to_numpy().astype(np.float64)
+
+
+def paired_arrays(
+    table: pl.DataFrame, a: dict[str, object], b: dict[str, object]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``total`` and ``count`` of two slices of ``table`` aligned on the game.
+
+    A game present in one slice only (no unit of interest in the other)
+    counts zero units there.
+
+    Returns
+    -------
+    (totals_a, counts_a, totals_b, counts_b) : arrays of float64, shape (games,)
+    """
+
+    def part(equals: dict[str, object], tag: str) -> pl.DataFrame:
+        rows = table
+        for key, value in equals.items():
+            rows = rows.filter(pl.col(key) == value)
+        return rows.select(CLUSTER, pl.col("total").alias(f"t{tag}"), pl.col("count").cast(pl.Float64).alias(f"c{tag}"))
+
+    joined = part(a, "a").join(part(b, "b"), on=CLUSTER, how="full", coalesce=True).fill_null(0.0).sort(CLUSTER)
+    return tuple(joined[c].to_numpy().astype(np.float64) for c in ("ta", "ca", "tb", "cb"))  # type: ignore[return-value]
+
+
+def opening_times(
+    frame: pl.DataFrame | pl.LazyFrame, by: Sequence[str] = ("arm",), horizon: int = 60
+) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """Per game, how many seats opened at each of their own turns and how many were still waiting.
+
+    A seat-round is an observation of the time to open, in the seat's own
+    turns: it ends at ``open_turn`` when the seat opened, or is censored at
+    ``seat_turns`` (the round ended first). This counts, per game and own
+    turn ``t = 1 .. horizon``, the openings at ``t`` and the seats at risk
+    (not yet opened, still playing at ``t``): what a Kaplan-Meier curve needs.
+
+    Returns
+    -------
+    keys : polars.DataFrame
+        One row per ``by`` and game: the rows of the two arrays.
+    events, at_risk : arrays of int64, shape (len(keys), horizon)
+    """
+    lf = frame.lazy().select(
+        *by, CLUSTER,
+        pl.when(pl.col("opened")).then(pl.col("open_turn")).otherwise(pl.col("seat_turns"))
+        .clip(0, horizon).alias("time"),
+        (pl.col("opened") & (pl.col("open_turn") <= horizon)).alias("event"),
+    )
+    rows = lf.collect()
+    keys = rows.select(*by, CLUSTER).unique().sort(*by, CLUSTER).with_row_index("row")
+    rows = rows.join(keys, on=[*by, CLUSTER])
+    row = rows["row"].to_numpy()
+    time = rows["time"].to_numpy().astype(np.int64)
+    event = rows["event"].to_numpy().astype(bool)
+    n = keys.height
+    events = np.zeros((n, horizon + 1), dtype=np.int64)
+    np.add.at(events, (row[event], time[event]), 1)
+    exits = np.zeros((n, horizon + 2), dtype=np.int64)
+    np.add.at(exits, (row, time), 1)
+    # At risk at own turn t: observations lasting at least t turns.
+    at_risk = exits[:, ::-1].cumsum(axis=1)[:, ::-1][:, : horizon + 1]
+    return keys.drop("row"), events[:, 1:], at_risk[:, 1:]

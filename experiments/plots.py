@@ -1,0 +1,144 @@
+"""Plots: functions that draw estimates with their 95% intervals and return ``(fig, ax)``.
+
+They never save or show; the report writer does. Figures are made without
+pyplot, so no window opens and no global state is touched, whatever the
+backend. Every point carries its
+interval, and the axis label says what was resampled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from experiments.stats import Estimate
+
+__all__ = ["interval_plot", "series_plot", "survival_plot"]
+
+
+def interval_plot(
+    labels: Sequence[str],
+    estimates: Sequence[Estimate],
+    xlabel: str,
+    title: str = "",
+    reference: float | None = 0.0,
+) -> tuple[Figure, Axes]:
+    """One row per estimate: the point and its 95% bootstrap interval.
+
+    Parameters
+    ----------
+    labels : sequence of str, length n
+    estimates : sequence of Estimate, length n
+    xlabel : str
+        The metric and its unit.
+    reference : float or None
+        A vertical line (zero for differences); None draws none.
+    """
+    if len(labels) != len(estimates):
+        raise ValueError(f"{len(labels)} labels for {len(estimates)} estimates")
+    fig = Figure(figsize=(7.0, 0.45 * len(labels) + 1.4))
+    ax = fig.subplots()
+    y = np.arange(len(labels))[::-1]
+    est = np.array([e.estimate for e in estimates])
+    lo = np.array([e.low for e in estimates])
+    hi = np.array([e.high for e in estimates])
+    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3,
+                markersize=4)
+    if reference is not None:
+        ax.axvline(reference, color="#999999", lw=1, ls="--")
+    ax.set_yticks(y, labels)
+    unit = estimates[0].unit if estimates else "game"
+    ax.set_xlabel(f"{xlabel}\n(points: estimate; bars: 95% interval, {unit}s resampled)")
+    if title:
+        ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig, ax
+
+
+def series_plot(
+    x: Sequence[float],
+    series: Mapping[str, Sequence[Estimate]],
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    reference: float | None = None,
+    percent: bool = False,
+) -> tuple[Figure, Axes]:
+    """One line per series over ``x``, every point with its 95% interval.
+
+    Parameters
+    ----------
+    x : sequence of float, length n
+        The x ticks.
+    series : mapping of str to sequence of Estimate, or to (xs, estimates)
+        A series on every ``x`` (length n), or on its own ``xs``.
+    percent : bool
+        Label the y axis in percentage points (values are proportions).
+    """
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    offsets = np.linspace(-0.08, 0.08, max(len(series), 1)) if len(series) > 1 else [0.0]
+    unit = "game"
+    for shift, (label, points) in zip(offsets, series.items()):
+        xs = x
+        if isinstance(points, tuple):
+            xs, points = points
+        if len(points) != len(xs):
+            raise ValueError(f"series {label!r} has {len(points)} points for {len(xs)} x values")
+        est = np.array([p.estimate for p in points])
+        lo = np.array([p.low for p in points])
+        hi = np.array([p.high for p in points])
+        unit = points[0].unit if points else unit
+        ax.errorbar(np.asarray(xs, dtype=float) + shift, est, yerr=[est - lo, hi - est], fmt="o-", capsize=3,
+                    markersize=4, label=label)
+    if reference is not None:
+        ax.axhline(reference, color="#999999", lw=1, ls="--")
+    ax.set_xticks(list(x))
+    if percent:
+        ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f}pp")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"{ylabel}\n(bars: 95% interval, {unit}s resampled)")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    if len(series) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, ax
+
+
+def survival_plot(
+    curves: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    unit: str = "game",
+) -> tuple[Figure, Axes]:
+    """Step curves ``P(time > t)`` for ``t = 1 .. T`` with their 95% bands.
+
+    Parameters
+    ----------
+    curves : mapping of str to (survival, low, high), arrays of shape (T,)
+    """
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    for label, (s, lo, hi) in curves.items():
+        # Everyone is still waiting before the first turn: the curve starts at (0, 1).
+        t = np.arange(0, len(s) + 1)
+        s, lo, hi = (np.concatenate([[1.0], a]) for a in (s, lo, hi))
+        (line,) = ax.step(t, s, where="post", label=label)
+        ax.fill_between(t, lo, hi, step="post", alpha=0.2, color=line.get_color())
+    ax.axhline(0.5, color="#999999", lw=1, ls=":")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"{ylabel}\n(bands: 95% interval, {unit}s resampled)")
+    ax.set_ylim(0, 1.02)
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, ax

@@ -1,0 +1,353 @@
+"""The report writer: one Markdown and one self-contained HTML page per experiment, and an index.
+
+Every experiment is run at two seeds; its page puts the conclusion at the
+top (first seed), the second seed's reading beside it with any disagreement
+flagged, the findings table with both seeds' 95% intervals, the figures
+(PNG and SVG files; the HTML embeds them), how it was measured, the
+provenance and the exact command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+
+import matplotlib
+
+import experiments
+from experiments import design, wording
+from experiments.design import Finding, Results
+
+__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_index", "write_page"]
+
+SEEDS = (1, 2)
+
+Block = tuple  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
+
+
+def edition_config(module: ModuleType, seed: int, quick: bool) -> design.Config:
+    """The config of ``module`` for one seed of the quick or full edition."""
+    config = module.Config().replace(seed=seed)
+    return config.replace(**module.QUICK) if quick else config
+
+
+def command_for(name: str, config: design.Config) -> str:
+    """The ``rami experiment run`` command that reproduces ``config``."""
+    default = type(config)()
+    parts = ["rami", "experiment", "run", name, "--seed", str(config.seed)]
+    if config.precision is not None:
+        parts += ["--precision", f"{config.precision:g}"]
+    else:
+        parts += ["--games", str(config.games)]
+    for key, value in config.to_dict().items():
+        if key in ("seed", "games", "precision", "workers") or value == default.to_dict()[key]:
+            continue
+        text = ",".join(str(v) for v in value) if isinstance(value, list) else str(value).lower() if isinstance(value, bool) else str(value)
+        parts += ["--set", f"{key}={text}"]
+    return shlex.join(parts)
+
+
+def _key(f: Finding) -> tuple:
+    return (f.metric, f.arms, f.group)
+
+
+def agreement(first: Finding, second: Finding) -> bool:
+    """Whether two seeds tell the same story about one finding.
+
+    Both intervals must put the estimate on the same side of zero, or both
+    include zero (for a difference, and for a level measured against zero
+    such as a share above the fair one); a level's two intervals must also
+    overlap.
+    """
+    same_side = wording.verdict(first) == wording.verdict(second)
+    if len(first.arms) == 2:
+        return same_side
+    overlap = first.estimate.low <= second.estimate.high and second.estimate.low <= first.estimate.high
+    return same_side and overlap
+
+
+def same_reading(first: str, second: str) -> bool:
+    """Whether two conclusion sentences say the same thing but for their numbers.
+
+    The wording follows the intervals (which arm does better, or no
+    measurable difference), so two seeds whose sentences differ once every
+    number is masked read the experiment differently.
+    """
+    number = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
+    listed = re.compile(r"#(?:(?:, | or | and )#)+")  # "12 or 13", "2, 3, 4" read as one number
+
+    def masked(text: str) -> str:
+        return listed.sub("#", number.sub("#", text))
+
+    return masked(first) == masked(second)
+
+
+def _relative(f: Finding) -> bool:
+    """Whether ``f`` is measured against zero (a difference, or a level above a reference)."""
+    return len(f.arms) == 2 or " above " in f.metric or " minus " in f.metric
+
+
+def _cell(f: Finding | None) -> str:
+    if f is None:
+        return "n/a"
+    signed = _relative(f)
+    return f"{wording.fmt(f.metric, f.estimate.estimate, signed)} ({wording.interval_text(f, signed)})"
+
+
+def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: bool) -> list[Block]:
+    first = runs[0]
+    others = {_key(f): f for f in runs[1].findings} if len(runs) > 1 else {}
+    blocks: list[Block] = [("h1", module.TITLE)]
+    edition = "Quick edition" if quick else "Full edition"
+    games = first.provenance["games"]
+    note = (f"{edition}: {games:,} games per arm and seed (an arm comparing strategies at one table plays each "
+            "game once per rotation of the strategies through the seats). "
+            "Every figure carries a 95% interval that resamples whole games (a game's rounds are not independent).")
+    if quick:
+        note += (" At this size the intervals are wide: a 'no measurable difference' often means too few games to "
+                 "tell, not no difference. The full edition (`rami report`) plays many more games.")
+    blocks.append(("p", note))
+    blocks.append(("h2", "Conclusion"))
+    disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
+    if len(runs) == 1:
+        blocks.append(("ul", first.conclusions))
+    else:
+        second = runs[1]
+        rows = [[a, b, "yes" if same_reading(a, b) else "⚠ no"]
+                for a, b in zip(first.conclusions, second.conclusions)]
+        blocks.append(("table", [f"seed {first.config.seed}", f"seed {second.config.seed}", "same reading"], rows))
+        head = [f for f in disagree if f.headline or len(f.arms) == 2]
+        if disagree:
+            blocks.append(("p", f"⚠ The two seeds disagree on {len(disagree)} of {len(first.findings)} findings "
+                                f"(marked in the table{f', among them {len(head)} comparison' + ('s' if len(head) > 1 else '') if head else ''}): "
+                                "read those as not settled at this size."))
+        else:
+            blocks.append(("p", f"The two seeds agree on all {len(first.findings)} findings."))
+    blocks.append(("h2", "Figures"))
+    for fig_name in first.provenance.get("figures", []):
+        blocks.append(("fig", fig_name, f"{fig_name} (seed {first.config.seed})"))
+    blocks.append(("h2", "Findings"))
+    seeds = [r.config.seed for r in runs]
+    header = ["metric", "group", "arms", *[f"seed {s}: estimate (95% interval)" for s in seeds],
+              "seeds agree", "paired variance / unpaired"]
+    rows = []
+    for f in first.findings:
+        other = others.get(_key(f))
+        arms = " − ".join(f.arms)
+        ratio = f.estimate.variance_ratio
+        rows.append([f.metric, f.group or "", arms, _cell(f), *([_cell(other)] if len(runs) > 1 else []),
+                     ("yes" if other is not None and agreement(f, other) else "⚠ no") if len(runs) > 1 else "",
+                     "" if ratio != ratio else f"{ratio:.2f}"])
+    blocks.append(("table", header, rows))
+    blocks.append(("p", "Differences are the first arm minus the second, measured on the very same deals; "
+                        "the last column is the variance of that paired estimate over the variance an unpaired "
+                        "design with as many games per arm would have had (below 1: the pairing helped), "
+                        "both estimated from these games. Intervals are percentile bootstraps over games; "
+                        "`summary.json` also holds the normal-approximation intervals."))
+    blocks.append(("h2", "How it was measured"))
+    doc = (module.__doc__ or "").strip().split("\n\n", 1)
+    blocks.append(("p", " ".join((doc[1] if len(doc) > 1 else doc[0]).split())))
+    if getattr(module, "NOTES", None):
+        blocks.append(("ul", list(module.NOTES)))
+    blocks.append(("h2", "Provenance"))
+    items = []
+    for r in runs:
+        p = r.provenance
+        items.append(f"seed {r.config.seed}: {p['games']:,} games, {p['rounds']:,} rounds, {p['wall_seconds']:.1f} s "
+                     f"wall time, finished {p['finished']}")
+    p = first.provenance
+    items.append(f"package rami-lab {p['package_version']}, rules version {p['rules_version']}, "
+                 f"commit {p['git_commit'] or 'unknown'}, Python {p['python']}, numba {p['numba']}, polars {p['polars']}")
+    items.append("config: " + json.dumps({k: v for k, v in first.config.to_dict().items() if k != "seed"}))
+    blocks.append(("ul", items))
+    blocks.append(("h2", "Reproduce"))
+    blocks.append(("pre", "\n".join(command_for(name, r.config) for r in runs)))
+    blocks.append(("p", "Each run writes its rows (`data/rounds.parquet`) and `summary.json` beside this page."))
+    return blocks
+
+
+def _md(blocks: Sequence[Block], figures: str) -> str:
+    out = []
+    for b in blocks:
+        kind = b[0]
+        if kind == "h1":
+            out.append(f"# {b[1]}\n")
+        elif kind == "h2":
+            out.append(f"## {b[1]}\n")
+        elif kind == "p":
+            out.append(f"{b[1]}\n")
+        elif kind == "ul":
+            out.append("\n".join(f"- {item}" for item in b[1]) + "\n")
+        elif kind == "table":
+            out.append("| " + " | ".join(b[1]) + " |")
+            out.append("|" + "---|" * len(b[1]))
+            out.extend("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in b[2])
+            out.append("")
+        elif kind == "fig":
+            out.append(f"![{b[2]}]({figures}/{b[1]}.png)\n\n[SVG]({figures}/{b[1]}.svg)\n")
+        elif kind == "pre":
+            out.append(f"```sh\n{b[1]}\n```\n")
+    return "\n".join(out)
+
+
+def _inline(text: str) -> str:
+    """Escaped text with `code` spans."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}
+table{border-collapse:collapse;font-size:.85rem;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}
+th{background:#f2f4f7}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}img{max-width:100%}
+li{margin:.2rem 0}h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:1.8rem}"""
+
+
+def _html(blocks: Sequence[Block], title: str, images: dict[str, str]) -> str:
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+           f"<style>{_CSS}</style></head><body>"]
+    for b in blocks:
+        kind = b[0]
+        if kind in ("h1", "h2"):
+            out.append(f"<{kind}>{_inline(b[1])}</{kind}>")
+        elif kind == "p":
+            out.append(f"<p>{_inline(b[1])}</p>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in b[1]) + "</ul>")
+        elif kind == "table":
+            out.append("<table><tr>" + "".join(f"<th>{_inline(h)}</th>" for h in b[1]) + "</tr>")
+            out.extend("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in b[2])
+            out.append("</table>")
+        elif kind == "fig":
+            out.append(f"<figure><img alt='{html.escape(b[2])}' src='data:image/png;base64,{images[b[1]]}'>"
+                       f"<figcaption>{_inline(b[2])}</figcaption></figure>")
+        elif kind == "pre":
+            out.append(f"<pre>{html.escape(b[1])}</pre>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool) -> Path:
+    """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML."""
+    module = experiments.load(name)
+    first = runs[0]
+    figure_dir = folder / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    images = {}
+    figs = module.figures(first.frame, first.findings, first.config)
+    for fig_name, fig in figs.items():
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=110)
+        (figure_dir / f"{fig_name}.png").write_bytes(png.getvalue())
+        # Text stays text in the SVG: a tenth of the size of glyphs drawn as paths.
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(figure_dir / f"{fig_name}.svg", format="svg")
+        images[fig_name] = base64.b64encode(png.getvalue()).decode("ascii")
+    first.provenance["figures"] = list(figs)
+    blocks = _page_blocks(name, module, runs, quick)
+    (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")
+    page = folder / "index.html"
+    page.write_text(_html(blocks, module.TITLE, images), encoding="utf-8")
+    return page
+
+
+def build_report(
+    folder: Path,
+    quick: bool,
+    names: Sequence[str] = experiments.REPORTED,
+    seeds: Sequence[int] = SEEDS,
+    progress: Callable[[str, int, int, int], None] | None = None,
+    configure: Callable[[design.Config], design.Config] | None = None,
+    reuse: bool = False,
+) -> Path:
+    """Run every experiment at every seed, write the pages and the index; return ``index.html``.
+
+    Parameters
+    ----------
+    folder : Path
+        Where the edition goes: one subfolder per experiment (its page,
+        figures, and per seed its ``summary.json`` and data), and the index.
+    quick : bool
+        The quick edition (each module's ``QUICK`` config) or the full one.
+    progress : callable, optional
+        ``progress(name, seed, done, total)`` in engine games.
+    configure : callable, optional
+        A last change to each config (tests use it to shrink the runs).
+    reuse : bool
+        Where a run of the same config already wrote its rows in ``folder``,
+        analyse those again instead of playing the games
+        (:func:`experiments.design.reanalyse`).
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        module = experiments.load(name)
+        runs = []
+        for seed in seeds:
+            config = edition_config(module, seed, quick)
+            if configure is not None:
+                config = configure(config)
+            out = folder / name / f"seed-{seed}"
+            if reuse and _same_run(out, config):
+                runs.append(design.reanalyse(module, out))
+                continue
+            tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
+            runs.append(module.run(config, out, tick))
+        write_page(name, runs, folder / name, quick)
+    return write_index(folder, quick, list(seeds))
+
+
+def _same_run(folder: Path, config: design.Config) -> bool:
+    """Whether ``folder`` holds the rows of a run of ``config``."""
+    try:
+        stored = design.read_summary(folder)["config"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return stored == config.to_dict() and (folder / "data" / design.DATASET).exists()
+
+
+def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
+    """Write the index of every reported experiment with pages in ``folder``; return ``index.html``."""
+    entries, wall = [], 0.0
+    for name in experiments.REPORTED:
+        try:
+            summaries = [design.read_summary(folder / name / f"seed-{seed}") for seed in seeds]
+        except OSError:
+            continue
+        runs = [[Finding.from_dict(f) for f in summary["findings"]] for summary in summaries]
+        others = {_key(f): f for f in runs[1]} if len(runs) > 1 else {}
+        disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
+        wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
+        lines = [c["conclusions"] for c in summaries]
+        differ = sum(1 for a, b in zip(*lines) if not same_reading(a, b)) if len(lines) > 1 else 0
+        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, differ))
+    edition = "quick edition" if quick else "full edition"
+    command = "rami report --quick" if quick else "rami report"
+    blocks: list[Block] = [
+        ("h1", f"Rami lab reports ({edition})"),
+        ("p", f"{len(entries)} strategy questions of French rummy, each answered by simulation at seeds "
+              f"{' and '.join(map(str, seeds))}, with 95% intervals that resample whole games. "
+              f"Made by `{command}`; the simulations and their analysis took {wall / 60:.1f} minutes."
+              + (" Quick edition: small sizes and wide intervals; the full edition is the reference." if quick else "")),
+    ]
+    rows = []
+    for name, title, conclusions, n, disagree, differ in entries:
+        reading = (f"⚠ {differ} of {len(conclusions)} conclusions read differently" if differ
+                   else "every conclusion reads the same")
+        findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
+            else "all findings agree"
+        seeds_text = f"{reading}; {findings_text}"
+        rows.append([f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
+    blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
+    (folder / "index.md").write_text(_md(blocks, "").replace("/index.html)", "/index.md)"), encoding="utf-8")
+    page = folder / "index.html"
+    text = _html(blocks, f"Rami lab reports ({edition})", {})
+    # Links in table cells: [title](href) as anchors.
+    text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", text)
+    page.write_text(text, encoding="utf-8")
+    return page
