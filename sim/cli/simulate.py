@@ -54,6 +54,24 @@ def _summary(df, elapsed: float) -> list[str]:
 
 
 
+SUMMARY_GAMES = 100_000
+"""The summary reads at most this many games of a dataset (the first ones), so the
+command's memory stays bounded whatever --games."""
+
+
+def _summary_rows(path: Path, first: int, n_games: int):
+    """Round rows of games ``first ..`` (at most :data:`SUMMARY_GAMES`) of a dataset, with the game-level columns."""
+    import polars as pl
+
+    import sim
+
+    last = first + min(n_games, SUMMARY_GAMES) - 1
+    rows = sim.load(path, "rounds").filter(pl.col("game").is_between(first, last))
+    games = sim.load(path, "games").filter(pl.col("game").is_between(first, last))
+    return rows.join(games.select("game", "seat", "winner", "won", "truncated"), on=["game", "seat"],
+                     maintain_order="left").select(list(sim.RESULT_COLUMNS)).collect()
+
+
 @main.command("simulate")
 @ruleset_option
 @set_option
@@ -64,31 +82,62 @@ def _summary(df, elapsed: float) -> list[str]:
 @click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed.")
 @click.option("--workers", type=int, default=os.cpu_count() or 1, show_default="all cores",
               help="Threads running the engine (results do not depend on it).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=Path("results.parquet"),
-              show_default=True, help="Parquet file for the full results (one row per game, round, seat).")
+@click.option("--out", "out", default="results", show_default=True, metavar="FOLDER",
+              help="Results dataset folder: one parquet file per batch and table, written as batches finish. "
+                   "Running the same command again resumes it (see `rami info FOLDER`).")
+@click.option("--per-game-only", is_flag=True,
+              help="Keep only the per-game table (one row per game and seat), for the largest runs.")
+@click.option("--batch-size", type=int, default=None, help="Games per batch file (default: up to 2000).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs rami-lab[cluster]); "
+                   "the dataset is written here.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out, quiet) -> None:
-    """Play many games and write every round's result as parquet."""
+def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out, per_game_only, batch_size,
+                     scheduler, quiet) -> None:
+    """Play many games, write them to a results dataset and summarise them.
+
+    Stopped by Ctrl-C (or killed), it keeps every finished batch: the same
+    command run again plays only the games that are missing.
+    """
+    import shlex
+    import sys
+
     from tqdm import tqdm
 
     import sim
+    from sim import store
+    from sim.distributed import ClusterError
 
     r = ruleset_from(ruleset, overrides)
     names = seat_strategies(seat_names)
-    # Check the output place before playing, so no computed result is lost.
-    if not out.parent.exists() or not os.access(out.parent, os.W_OK):
-        raise click.ClickException(f"cannot write {out}: folder {out.parent} is missing or not writable")
     if n_games < 1:
         raise click.ClickException(f"--games must be at least 1, got {n_games}")
+    command = shlex.join(["rami", *sys.argv[1:]])
     try:
         with tqdm(total=n_games, unit="game", disable=quiet, leave=False) as bar:
             start = time.perf_counter()
-            df = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, progress=bar.update)
+            dataset = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size,
+                                   progress=bar.update, out=out, per_game_only=per_game_only, scheduler=scheduler,
+                                   command=command)
             elapsed = time.perf_counter() - start
-    except (ValueError, NotImplementedError) as exc:
+    except (ValueError, NotImplementedError, ClusterError) as exc:
         raise click.ClickException(str(exc)) from exc
-    df.write_parquet(out)
-    for line in _summary(df, elapsed):
-        click.echo(line)
-    click.echo(f"results: {out} ({df.height:,} rows)")
-
+    except KeyboardInterrupt:
+        kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
+        click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
+                   f"run the same command again to play the rest", err=True)
+        sys.exit(130)
+    path = dataset.path
+    if dataset.games_found:
+        click.echo(f"{dataset.games_found:,} of the {n_games:,} games were already in {path}; "
+                   f"{dataset.games_played:,} played now")
+    if "rounds" in dataset.tables:
+        if dataset.games_played:
+            rows = _summary_rows(path, 0, n_games)
+            if n_games > SUMMARY_GAMES:
+                click.echo(f"summary of the first {SUMMARY_GAMES:,} games (rates count them alone)")
+            for line in _summary(rows, elapsed * rows["game"].n_unique() / max(1, dataset.games_played)):
+                click.echo(line)
+    elif dataset.games_played:
+        click.echo(f"games {dataset.games_played:,}   {elapsed:.1f} s   {dataset.games_played / elapsed:,.0f} games/s")
+    click.echo(f"results: {path} (tables {', '.join(dataset.tables)}; `rami info {path}` says what made them)")
