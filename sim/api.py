@@ -238,8 +238,9 @@ def simulate(
     max_rounds : int
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
-        Called with a number of games: once with the games of the range
-        already on disk (``out`` only), then after each finished batch.
+        Called with a number of games: once when every check has passed and
+        before the first game (with the games of the range already on disk:
+        0 without ``out``), then after each finished batch.
     rotate : bool
         Move the strategies one seat on from game to game (strategy ``j``
         plays seat ``(j + game) mod players``), so that seat order favours
@@ -321,6 +322,8 @@ def simulate(
         return game_summary(_frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
     results: list[Any] = []
+    if progress:
+        progress(0)
     if workers == 1:
         for start in starts:
             results.append(job(start))
@@ -419,7 +422,7 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
         job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
         todo = writer.missing(first_game, n_games, batch_size)
         found = n_games - sum(count for _, count in todo)
-        if progress and found:
+        if progress:
             progress(found)
         status = "failed"
         try:

@@ -92,7 +92,8 @@ class _Cluster:
     def wait(self, pending: set[Any]) -> tuple[set[Any], set[Any]]:
         from distributed import wait
 
-        done, not_done = wait(list(pending), return_when="FIRST_COMPLETED")
+        with self.client.as_current():
+            done, not_done = wait(list(pending), return_when="FIRST_COMPLETED")
         return set(done), set(not_done)
 
     def cancel(self, pending: set[Any]) -> None:

@@ -54,9 +54,11 @@ def _summary(df, elapsed: float) -> list[str]:
 
 
 
-SUMMARY_GAMES = 100_000
-"""The summary reads at most this many games of a dataset (the first ones), so the
-command's memory stays bounded whatever --games."""
+SUMMARY_GAMES = 20_000
+"""The summary reads at most this many games of a dataset (the first ones): the
+summary holds their round rows in memory (about 10 KB a game at its peak), and the
+command's memory must stay bounded whatever --games. The whole dataset is for
+``sim.load``."""
 
 
 def _summary_rows(path: Path, first: int, n_games: int):
@@ -113,20 +115,37 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
     if n_games < 1:
         raise click.ClickException(f"--games must be at least 1, got {n_games}")
     command = shlex.join(["rami", *sys.argv[1:]])
+    bars: list = []
+
+    def progress(games: int) -> None:
+        # The bar appears once the output folder has passed its checks, so an
+        # error is the only line printed when it does not.
+        if not bars:
+            bars.append(tqdm(total=n_games, unit="game", disable=quiet, leave=False))
+        bars[0].update(games)
+
+    start = time.perf_counter()
     try:
-        with tqdm(total=n_games, unit="game", disable=quiet, leave=False) as bar:
-            start = time.perf_counter()
-            dataset = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size,
-                                   progress=bar.update, out=out, per_game_only=per_game_only, scheduler=scheduler,
-                                   command=command)
-            elapsed = time.perf_counter() - start
+        dataset = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size,
+                               progress=progress, out=out, per_game_only=per_game_only, scheduler=scheduler,
+                               command=command)
     except (ValueError, NotImplementedError, ClusterError) as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
+        bars and bars[0].close()
         kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
         click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
                    f"run the same command again to play the rest", err=True)
-        sys.exit(130)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # The batches still running in the engine's threads cannot be stopped
+        # and their rows would be dropped anyway (only this thread writes, and
+        # the manifest is closed): leave now rather than wait for them.
+        os._exit(130)
+    finally:
+        for bar in bars:
+            bar.close()
+    elapsed = time.perf_counter() - start
     path = dataset.path
     if dataset.games_found:
         click.echo(f"{dataset.games_found:,} of the {n_games:,} games were already in {path}; "
@@ -134,8 +153,9 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
     if "rounds" in dataset.tables:
         if dataset.games_played:
             rows = _summary_rows(path, 0, n_games)
-            if n_games > SUMMARY_GAMES:
-                click.echo(f"summary of the first {SUMMARY_GAMES:,} games (rates count them alone)")
+            if n_games > SUMMARY_GAMES or dataset.games_found:
+                click.echo(f"summary of games 0..{rows['game'].max():,} (time and rates prorated from the "
+                           f"{dataset.games_played:,} games played now; every game: sim.load({str(path)!r}))")
             for line in _summary(rows, elapsed * rows["game"].n_unique() / max(1, dataset.games_played)):
                 click.echo(line)
     elif dataset.games_played:
