@@ -11,9 +11,12 @@ from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "advise", "cards", "game_summary", "load", "play_traced", "rules", "simulate"]
+__all__ = [
+    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "advise", "cards", "game_summary", "load", "play_traced",
+    "rules", "simulate",
+]
 
-_API = ("RESULT_COLUMNS", "game_summary", "load", "play_traced", "simulate")
+_API = ("GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced", "simulate")
 
 
 def __getattr__(name: str) -> Any:

@@ -226,3 +226,19 @@ def test_a_killed_run_resumes_to_the_uninterrupted_dataset(tmp_path):
         assert sim.load(out, table).collect().equals(sim.load(tmp_path / "whole", table).collect())
     statuses = [r["status"] for r in json.loads((out / store.MANIFEST).read_text())["runs"]]
     assert statuses == ["running", "interrupted", "complete"]
+
+
+def test_per_game_only_keeps_the_games_table_alone(tmp_path, frame):
+    games = sim.simulate("rami51", SEATS, n_games=40, seed=5, per_game_only=True, batch_size=9)
+    assert games.equals(sim.game_summary(frame))
+    ds = sim.simulate("rami51", SEATS, n_games=40, seed=5, per_game_only=True, out=tmp_path / "d")
+    assert ds.tables == ["games"] and not (tmp_path / "d" / "rounds").exists()
+    assert sim.load(tmp_path / "d", "games").collect().equals(games)
+    with pytest.raises(store.DatasetError, match="holds only the games table"):
+        sim.load(tmp_path / "d")
+
+
+def test_docs_list_every_column():
+    text = (Path(__file__).parent.parent / "docs" / "results.md").read_text()
+    for name in [*sim.RESULT_COLUMNS, *sim.GAME_COLUMNS]:
+        assert f"`{name}`" in text, name
