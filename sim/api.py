@@ -614,7 +614,7 @@ def scripted_deal(
 def play_traced(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
-    seed: int = 0,
+    seed: int = 1,
     game: int = 0,
     max_rounds: int = E.MAX_ROUNDS,
     max_events: int = 2_000_000,
@@ -623,7 +623,8 @@ def play_traced(
 ) -> list[dict[str, Any]]:
     """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
 
-    The game is the very one :func:`simulate` plays under the same seed.
+    The game is the very one :func:`simulate` plays under the same seed
+    (both default to seed 1).
     ``deal`` scripts one round instead: ``{"hands": [...], "pile": "9♠",
     "stock": "6♥ ...", "round": 0}`` in card notation, hands listed by seat
     (the round's first player is seat ``round mod players``; see

@@ -132,7 +132,8 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
     except (ValueError, NotImplementedError, ClusterError) as exc:
         raise click.ClickException(str(exc)) from exc
     except KeyboardInterrupt:
-        bars and bars[0].close()
+        for bar in bars:
+            bar.close()
         kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
         click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
                    f"run the same command again to play the rest", err=True)
