@@ -234,7 +234,8 @@ def simulate(
         core); results do not depend on it. Ignored with ``scheduler``.
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000
-        games); with ``out``, one file per table and batch.
+        games; with ``out``, at least 250); with ``out``, one file per table
+        and batch.
     max_rounds : int
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
@@ -289,6 +290,9 @@ def simulate(
         raise ValueError(f"game indices go up to 2**31 - 2; first_game + n_games is {first_game + n_games:,}")
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
+        if out is not None:
+            # Each file costs about 12 KB of footer and provenance: no batch file under 250 games.
+            batch_size = min(2000, max(batch_size, 250))
     batch_size = _check_count("batch_size", batch_size, 1)
     kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)

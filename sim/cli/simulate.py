@@ -89,7 +89,8 @@ def _summary_rows(path: Path, first: int, n_games: int):
                    "Running the same command again resumes it (see `rami info FOLDER`).")
 @click.option("--per-game-only", is_flag=True,
               help="Keep only the per-game table (one row per game and seat), for the largest runs.")
-@click.option("--batch-size", type=int, default=None, help="Games per batch file (default: up to 2000).")
+@click.option("--batch-size", type=int, default=None,
+              help="Games per batch file (default: 250 to 2000, by --games and --workers).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs rami-lab[cluster]); "
                    "the dataset is written here.")
