@@ -338,8 +338,12 @@ def open_dataset(path: str | os.PathLike[str], identity: dict[str, Any], run: di
                 raise DatasetError(f"{entry}: foreign file in the output folder (not part of a results dataset); "
                                    f"choose an empty or new folder")
         if not (root / MANIFEST).exists():
-            raise DatasetError(f"{root}: has dataset folders but no {MANIFEST}; not a dataset this run can add to")
-        manifest = read_manifest(root)
+            if any(f.is_file() for table in TABLES if (root / table).is_dir() for f in (root / table).iterdir()):
+                raise DatasetError(f"{root}: batch files but no {MANIFEST}; not a dataset this run can add to")
+            # Killed before its manifest was written: nothing of it to keep.
+            manifest = {"format": FORMAT, "identity": identity, "runs": []}
+        else:
+            manifest = read_manifest(root)
         if manifest["identity"] != identity:
             reasons = _differences(manifest["identity"], identity)
             raise DatasetError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
