@@ -1,6 +1,6 @@
 """Writing results datasets: speed, the driver's peak memory, bytes on disk, locally and through Dask.
 
-Run: python benchmarks/bench_store.py [--games 1000000] [--small 100000] [--no-dask] [--workers N]
+Run: python benchmarks/bench_store.py [--games 1000000] [--small 100000] [--workers N] [--no-dask | --no-local]
 
 Each case runs ``rami simulate --games N --out FOLDER --quiet`` (4 greedy
 players, rami51, seed 1) as a fresh process, exactly as a user would, and
@@ -59,6 +59,7 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=100_000, help="the reference run (default 100,000)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local threads")
     parser.add_argument("--no-dask", action="store_true", help="skip the runs through a local Dask cluster")
+    parser.add_argument("--no-local", action="store_true", help="skip the runs on this machine's threads")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="bench-store-"))
@@ -68,7 +69,7 @@ def main() -> None:
         # Compile (or load) the engine once, untimed, so no case pays for it.
         run_case(200, root / "warm-up", args.workers, None)
         peaks = {}
-        for games in (args.small, args.games):
+        for games in () if args.no_local else (args.small, args.games):
             case = run_case(games, root / f"local-{games}", args.workers, None)
             report(f"local, {args.workers} threads", games, case)
             peaks[("local", games)] = case["peak_mb"]
