@@ -77,7 +77,7 @@ def main() -> None:
         if not args.no_dask:
             from distributed import Client, LocalCluster
 
-            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
                     Client(cluster) as client:
                 for games in (args.small, args.games):
                     case = run_case(games, root / f"dask-{games}", args.workers, cluster.scheduler_address)

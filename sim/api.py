@@ -316,7 +316,6 @@ def simulate(
                                     command, progress, chosen)
     if scheduler is not None:
         raise ValueError("scheduler= needs out=: the cluster's batches are written to a dataset")
-    tables = ["games"] if per_game_only else ["rounds"]
     starts = list(range(first_game, first_game + n_games, batch_size))
     end = first_game + n_games
 
@@ -341,7 +340,7 @@ def simulate(
                 if progress:
                     progress(min(batch_size, end - start))
     _raise_policy_errors(chosen)
-    if "games" in tables:
+    if per_game_only:
         return pl.concat(results)
     return _frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
 
@@ -434,14 +433,16 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
                 _drive(cluster.submitter(job), cluster.wait, cluster.cancel, 2 * cluster.threads(), todo, writer,
                        progress)
             else:
-                with ThreadPoolExecutor(max_workers=workers) as pool:
-                    try:
-                        _drive(lambda first, count: pool.submit(_batch_files, job, first, count), _wait_local,
-                               _cancel_local, 2 * workers, todo, writer, progress)
-                    except BaseException:
-                        # Leave at once: the batches running now finish on their own and are dropped.
-                        pool.shutdown(wait=False, cancel_futures=True)
-                        raise
+                pool = ThreadPoolExecutor(max_workers=workers)
+                try:
+                    _drive(lambda first, count: pool.submit(_batch_files, job, first, count), _wait_local,
+                           _cancel_local, 2 * workers, todo, writer, progress)
+                except BaseException:
+                    # Leave at once (no waiting as a `with` block would): the
+                    # batches running now finish on their own and are dropped.
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+                pool.shutdown()
             _raise_policy_errors(chosen)
             status = "complete"
         except KeyboardInterrupt:
@@ -456,8 +457,12 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
 
 
 def _wait_local(pending: set[Any]) -> tuple[set[Any], set[Any]]:
-    done, not_done = wait(pending, return_when=FIRST_COMPLETED)
-    return set(done), set(not_done)
+    # Wake up often: Ctrl-C may be delivered to an engine thread, and the main
+    # thread only notices it when it wakes (a batch can take seconds).
+    while True:
+        done, not_done = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+        if done:
+            return set(done), set(not_done)
 
 
 def _cancel_local(pending: set[Any]) -> None:

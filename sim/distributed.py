@@ -92,9 +92,14 @@ class _Cluster:
     def wait(self, pending: set[Any]) -> tuple[set[Any], set[Any]]:
         from distributed import wait
 
-        with self.client.as_current():
-            done, not_done = wait(list(pending), return_when="FIRST_COMPLETED")
-        return set(done), set(not_done)
+        # Wake up often, so that Ctrl-C is noticed at once (see sim.api._wait_local).
+        while True:
+            try:
+                with self.client.as_current():
+                    done, not_done = wait(list(pending), timeout=0.2, return_when="FIRST_COMPLETED")
+                return set(done), set(not_done)
+            except TimeoutError:
+                continue
 
     def cancel(self, pending: set[Any]) -> None:
         if pending:

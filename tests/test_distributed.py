@@ -15,7 +15,7 @@ def test_a_local_cluster_writes_the_local_dataset_and_compiles_once_per_worker(t
 
     seats = ["greedy", "expert", "random"]
     local = sim.simulate("rami51", seats, n_games=48, seed=4, batch_size=5, workers=2, out=tmp_path / "local")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         before = client.run(distributed.worker_state)
         ds = sim.simulate("rami51", seats, n_games=48, seed=4, batch_size=4, out=tmp_path / "dask", scheduler=client)
