@@ -71,6 +71,8 @@ def test_every_file_and_the_manifest_carry_the_provenance(tmp_path):
     assert result.exit_code == 0, result.output
     assert "6 games on disk" in result.output and "greedy:jokers=2, random" in result.output
     assert "open_threshold=30" in result.output and "study step 1" in result.output
+    one = CliRunner().invoke(main, ["info", str(tmp_path / "d" / "rounds" / store.batch_name(0, 2))])
+    assert one.exit_code == 0 and "table rounds, games 0..2" in one.output and "seed        9" in one.output
 
 
 def test_resume_and_growth_play_only_missing_games(tmp_path, frame):
