@@ -40,8 +40,8 @@ from typing import Any
 import polars as pl
 
 __all__ = [
-    "FORMAT", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "batch_name", "file_provenance",
-    "load", "open_dataset", "read_manifest",
+    "FORMAT", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Writer", "batch_name",
+    "describe_ranges", "file_provenance", "games_on_disk", "load", "now", "open_dataset", "read_manifest",
 ]
 
 FORMAT = 1
