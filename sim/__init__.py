@@ -2,7 +2,8 @@
 
 ``sim.cards`` reads and writes cards, ``sim.rules`` holds rulesets and the
 pure-Python rules reference; :func:`simulate` plays many games with the
-compiled engine and :func:`play_traced` records every event of one;
+compiled engine (or writes them to a results dataset that :func:`load`
+reads back) and :func:`play_traced` records every event of one;
 :func:`advise` explains what a strategy plays at a position of such a trace.
 """
 
@@ -11,14 +12,17 @@ from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "__version__", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
+__all__ = [
+    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "cards", "game_summary", "load",
+    "play_traced", "rules", "simulate",
+]
 
 try:
     __version__ = _metadata.version("rami-lab")
 except _metadata.PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-_API = ("RESULT_COLUMNS", "game_summary", "play_traced", "simulate")
+_API = ("GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced", "simulate")
 
 
 def __getattr__(name: str) -> Any:

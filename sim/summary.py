@@ -172,7 +172,7 @@ def _no_nan(value: Any) -> Any:
     return value
 
 
-def ratio_interval(sums: np.ndarray, counts: np.ndarray) -> Interval:
+def ratio_interval(sums: np.ndarray, counts: np.ndarray, share: bool = False) -> Interval:
     """The ratio ``sum(sums) / sum(counts)`` over games, with its cluster-robust 95% interval.
 
     Parameters
@@ -180,6 +180,9 @@ def ratio_interval(sums: np.ndarray, counts: np.ndarray) -> Interval:
     sums, counts : numpy.ndarray, shape (games,)
         Per game: the total of the figure and the number of rounds (or
         openings) it is over.
+    share : bool
+        The ratio is a share of rounds: the interval is kept within 0 and 1
+        (the normal approximation can cross them on few games).
     """
     sums = np.asarray(sums, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
@@ -192,6 +195,8 @@ def ratio_interval(sums: np.ndarray, counts: np.ndarray) -> Interval:
         return Interval(ratio, math.nan, math.nan)
     residual = sums - ratio * counts
     half = _Z * math.sqrt(games / (games - 1) * float(residual @ residual)) / total
+    if share:
+        return Interval(ratio, max(0.0, ratio - half), min(1.0, ratio + half))
     return Interval(ratio, ratio - half, ratio + half)
 
 
@@ -293,8 +298,8 @@ def summarise(
             rounds=int(n_rounds.sum()),
             points_per_round=ratio_interval(part["points"].to_numpy(), n_rounds),
             games_won=wilson_interval(int(part["won"].sum()), part.height),
-            opened=ratio_interval(part["opened"].to_numpy(), n_rounds),
-            went_out=ratio_interval(part["went_out"].to_numpy(), n_rounds),
+            opened=ratio_interval(part["opened"].to_numpy(), n_rounds, share=True),
+            went_out=ratio_interval(part["went_out"].to_numpy(), n_rounds, share=True),
             open_turn=ratio_interval(part["open_turn"].to_numpy(), part["opened"].to_numpy()),
         ))
     return Summary(

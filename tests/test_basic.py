@@ -59,7 +59,7 @@ def test_three_rounds_and_the_highest_total_wins():
         best = rows["total"].max()
         assert rows.filter(pl.col("won"))["total"].to_list() == [best] * rows["won"].sum()
         if rows["won"].sum() > 1:
-            assert rows["winner"][0] == -1
+            assert rows["winner"][0] is None
     # Only the winner of a round scores, and it scores the others' hands.
     rounds = df.filter(pl.col("blocked") == "none")
     assert (rounds.filter(~pl.col("went_out"))["points"] == 0).all()

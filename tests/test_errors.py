@@ -274,7 +274,7 @@ def test_a_user_strategy_by_module_path_plays(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     result = run(["simulate", "--strategies", "mybot:Hoarder,greedy", "--games", "3", "--workers", "1",
-                  "--quiet", "--out", str(tmp_path / "r.parquet"), "--json"])
+                  "--quiet", "--out", str(tmp_path / "run"), "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["strategies"] == ["mybot.Hoarder", "greedy"]
 
@@ -282,18 +282,18 @@ def test_a_user_strategy_by_module_path_plays(tmp_path, monkeypatch):
 def test_rotate_and_max_rounds_reach_the_simulation(tmp_path):
     import polars as pl
 
-    out = tmp_path / "r.parquet"
+    out = tmp_path / "run"
     result = run(["simulate", "--strategies", "greedy,random,expert", "--games", "4", "--workers", "1", "--rotate",
                   "--max-rounds", "2", "--quiet", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    df = pl.read_parquet(out)
-    assert df["round"].max() == 1 and df["truncated"].any()
+    df = pl.read_parquet(out / "rounds")
+    assert df["round"].max() == 1 and sim.load(out, "games").collect()["truncated"].any()
     assert (df["strategy_index"] != df["seat"]).any()  # strategies moved seat
     assert "(seats rotate)" in result.stdout
 
 
 def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path):
-    result = run(["simulate", "--games", "40", "--workers", "1", "--out", str(tmp_path / "r.parquet")])
+    result = run(["simulate", "--games", "40", "--workers", "1", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     lines = result.stderr.splitlines()
     assert "\r" not in result.stderr and 1 <= len(lines) <= 3

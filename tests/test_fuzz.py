@@ -10,6 +10,7 @@ invalid. Example counts are small: the whole file takes about half a minute.
 from __future__ import annotations
 
 import atexit
+import itertools
 import json
 import shutil
 import string
@@ -137,6 +138,7 @@ def test_knob_overrides_give_a_ruleset_or_a_ruleset_error(preset, overrides):
 
 
 _TMP = Path(tempfile.mkdtemp(prefix="rami-fuzz-"))
+_RUNS = itertools.count()
 atexit.register(shutil.rmtree, _TMP, ignore_errors=True)
 
 
@@ -232,7 +234,7 @@ def command_lines(draw):
         games = draw(st.integers(1, 2) if clean else st.integers(-1, 2))
         invalid |= games < 1
         args += ["--games", str(games), "--workers", "1", "--quiet", "--max-rounds", "2",
-                 "--out", str(_TMP / "fuzz.parquet")]
+                 "--out", str(_TMP / f"run-{next(_RUNS)}")]  # a fresh dataset folder each time
     if command == "advise":
         args += ["--max-rounds", "1"]
         if draw(st.booleans()):

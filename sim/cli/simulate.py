@@ -39,6 +39,26 @@ class _LineProgress:
             click.echo(f"played {self.done:,} of {self.total:,} games ({self.done / self.total:.0%})", err=True)
 
 
+SUMMARY_GAMES = 20_000
+"""The summary reads at most this many games of a dataset (the first ones): the
+summary holds their round rows in memory (about 10 KB a game at its peak), and the
+command's memory must stay bounded whatever --games. The whole dataset is for
+``sim.load``."""
+
+
+def _summary_rows(path: Path, first: int, n_games: int):
+    """Round rows of games ``first ..`` (at most :data:`SUMMARY_GAMES`) of a dataset, with the game-level columns."""
+    import polars as pl
+
+    import sim
+
+    last = first + min(n_games, SUMMARY_GAMES) - 1
+    rows = sim.load(path, "rounds").filter(pl.col("game").is_between(first, last))
+    games = sim.load(path, "games").filter(pl.col("game").is_between(first, last))
+    return rows.join(games.select("game", "seat", "winner", "won", "truncated"), on=["game", "seat"],
+                     maintain_order="left").select(list(sim.RESULT_COLUMNS)).collect()
+
+
 @main.command("simulate")
 @ruleset_option
 @set_option
@@ -54,43 +74,97 @@ class _LineProgress:
               help="Move the strategies one seat on from game to game, so seat order favours none.")
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Round cap per game; a game reaching it is marked truncated (default: the engine's cap).")
-@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=Path("results.parquet"),
-              show_default=True, help="Parquet file for the full results (one row per game, round, seat).")
+@click.option("--out", "out", default="results", show_default=True, metavar="FOLDER",
+              help="Results dataset folder: one parquet file per batch and table, written as batches finish. "
+                   "Running the same command again resumes it (see `rami info FOLDER`).")
+@click.option("--per-game-only", is_flag=True,
+              help="Keep only the per-game table (one row per game and seat), for the largest runs.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Games per batch file (default: 250 to 2000, by --games and --workers).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs rami-lab[cluster]); "
+                   "the dataset is written here.")
 @click.option("--quiet", is_flag=True, help="No progress.")
 @json_option
-def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rotate, max_rounds, out, quiet,
-                     as_json) -> None:
-    """Play many games, print a summary and write every round's result as parquet."""
+def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rotate, max_rounds, out, per_game_only,
+                     batch_size, scheduler, quiet, as_json) -> None:
+    """Play many games, write them to a results dataset and summarise them.
+
+    Stopped by Ctrl-C (or killed), it keeps every finished batch: the same
+    command run again plays only the games that are missing.
+    """
+    import shlex
+
     from tqdm import tqdm
 
     import sim
+    from sim import store
+    from sim.distributed import ClusterError
     from sim.summary import summarise
 
     r, names = table_from(ruleset, overrides, seat_names)
-    # Check the output place before playing, so no computed result is lost.
-    if not out.parent.exists() or not os.access(out.parent, os.W_OK):
-        raise click.ClickException(f"cannot write {out}: folder {out.parent} is missing or not writable")
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
-    if quiet:
-        bar = None
-    elif sys.stderr.isatty():
-        bar = tqdm(total=n_games, unit="game", leave=False)
-    else:
-        bar = _LineProgress(n_games)
+    command = shlex.join(["rami", *sys.argv[1:]])
+    bars: list = []
+
+    def progress(games: int) -> None:
+        # The progress appears once the output folder has passed its checks,
+        # so an error is the only line printed when it does not.
+        if not bars and not quiet:
+            bars.append(tqdm(total=n_games, unit="game", leave=False) if sys.stderr.isatty()
+                        else _LineProgress(n_games))
+        for bar in bars:
+            bar.update(games)
+
+    def close_bars() -> None:
+        for bar in bars:
+            if isinstance(bar, tqdm):
+                bar.close()
+
     start = time.perf_counter()
     try:
-        df = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, rotate=rotate,
-                          progress=None if bar is None else bar.update, **extra)
-    except (ValueError, NotImplementedError) as exc:  # e.g. a Python strategy that raised
+        dataset = sim.simulate(r, names, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size,
+                               rotate=rotate, progress=progress, out=out, per_game_only=per_game_only,
+                               scheduler=scheduler, command=command, **extra)
+    except (ValueError, NotImplementedError, ClusterError) as exc:
         raise click.ClickException(str(exc)) from exc
+    except KeyboardInterrupt:
+        close_bars()
+        kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
+        click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
+                   f"run the same command again to play the rest", err=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # The batches still running in the engine's threads cannot be stopped
+        # and their rows would be dropped anyway (only this thread writes, and
+        # the manifest is closed): leave now rather than wait for them.
+        os._exit(130)
     finally:
-        if isinstance(bar, tqdm):
-            bar.close()
+        close_bars()
     elapsed = time.perf_counter() - start
-    df.write_parquet(out)
-    summary = summarise(df, ruleset, overrides=parse_overrides(overrides), seed=seed, elapsed=elapsed)
+    path = dataset.path
+    report: dict = {"results": str(path), "tables": list(dataset.tables),
+                    "games_found": dataset.games_found, "games_played": dataset.games_played}
+    lines: list[str] = []
+    if dataset.games_found:
+        lines.append(f"{dataset.games_found:,} of the {n_games:,} games were already in {path}; "
+                     f"{dataset.games_played:,} played now")
+    if "rounds" in dataset.tables and dataset.games_played:
+        rows = _summary_rows(path, 0, n_games)
+        summarised = rows["game"].n_unique()
+        if n_games > SUMMARY_GAMES or dataset.games_found:
+            lines.append(f"summary of games 0..{rows['game'].max():,} (time and rates prorated from the "
+                         f"{dataset.games_played:,} games played now; every game: sim.load({str(path)!r}))")
+        summary = summarise(rows, ruleset, overrides=parse_overrides(overrides), seed=seed,
+                            elapsed=elapsed * summarised / max(1, dataset.games_played))
+        report = summary.to_dict() | report
+        lines.append(str(summary))
+    elif dataset.games_played:
+        lines.append(f"games {dataset.games_played:,}   {elapsed:.1f} s   "
+                     f"{dataset.games_played / elapsed:,.0f} games/s")
     if as_json:
-        emit_json(summary.to_dict() | {"results": str(out), "rows": df.height})
+        emit_json(report)
         return
-    emit(str(summary))
-    click.echo(f"results: {out} ({df.height:,} rows)")
+    for line in lines:
+        emit(line)
+    click.echo(f"results: {path} (tables {', '.join(dataset.tables)}; `rami info {path}` says what made them)")
