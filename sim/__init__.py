@@ -10,7 +10,8 @@ from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
+__all__ = ["RESULT_COLUMNS", "advise", "cards", "compare", "game_summary", "play_traced", "rules", "simulate",
+           "tournament"]
 
 _API = ("RESULT_COLUMNS", "game_summary", "play_traced", "simulate")
 
@@ -22,6 +23,11 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
+    if name in ("tournament", "compare"):
+        # Tournaments and sequential comparisons live with the experiments.
+        from experiments import sequential, tournament
+
+        return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
     if name == "advise":
         from sim import advice
 

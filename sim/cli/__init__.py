@@ -5,6 +5,7 @@ each other module adds its commands to that group when imported.
 """
 
 from sim.cli import advise, experiment, lookups, simulate  # noqa: F401  (they register their commands)
+from sim.cli import tournament  # noqa: F401
 from sim.cli.common import main
 
 __all__ = ["main"]
