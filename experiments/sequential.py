@@ -190,7 +190,7 @@ def median_unbiased(
 
     def solve(p: float) -> float:
         lo, hi = observed_mean - span, observed_mean + span
-        for _ in range(40):
+        for _ in range(30):
             mid = (lo + hi) / 2
             if chance(mid) < p:
                 lo = mid

@@ -68,8 +68,9 @@ def _strategy_listing() -> dict:
                 "kind": kinds.get(s.kind, str(s.kind)),
                 "description": s.description,
                 "params": {k: float(v) for k, v in s.params.items()},
+                "per_game": {g: {k: float(v) for k, v in p.items()} for g, p in s.per_game.items()},
             }
-            for s in strategies.STRATEGIES.values()
+            for s in [*strategies.STRATEGIES.values(), *map(strategies.get, strategies.files.registered())]
         ],
         "parameters": [
             {"name": name, "index": index, "low": low, "high": high, "meaning": meaning}
@@ -99,6 +100,9 @@ def list_strategies(as_json: bool) -> None:
                                    subsequent_indent=indent))
         values = " ".join(f"{k}={v:g}" for k, v in s["params"].items()) or "(no parameters)"
         click.echo(click.wrap_text(values, width=100, initial_indent=indent, subsequent_indent=indent))
+        for game, changed in s["per_game"].items():
+            text = f"in {game}: " + " ".join(f"{k}={v:g}" for k, v in changed.items())
+            click.echo(click.wrap_text(text, width=100, initial_indent=indent, subsequent_indent=indent + "  "))
     click.echo("")
     click.echo(f"{'parameter':12} {'range':7} meaning")
     for p in listing["parameters"]:

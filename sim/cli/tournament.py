@@ -109,3 +109,51 @@ def compare_command(a, b, ruleset, overrides, field, indifference, improvement, 
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(str(result))
+
+
+@main.command("tune")
+@click.argument("start")
+@click.option("--param", "params", multiple=True, required=True, metavar="NAME=LOW:HIGH",
+              help="A parameter range to search, e.g. --param near_weight=0:10 (repeatable; whole numbers for "
+                   "choice parameters).")
+@click.option("--rules", "ruleset", default="rami51", show_default=True, help="Preset or ruleset TOML file.")
+@click.option("--field", default="greedy,greedy,greedy", show_default=True,
+              help="The other seats of the table, comma separated.")
+@click.option("--objective", type=click.Choice(["points", "wins"]), default="points", show_default=True,
+              help="Points per round, or share of games won, against the field.")
+@click.option("--trials", type=int, default=30, show_default=True, help="The search's budget of evaluations.")
+@click.option("--games", type=int, default=300, show_default=True, help="Games per evaluation.")
+@click.option("--top", type=int, default=3, show_default=True, help="Best candidates re-evaluated on fresh deals.")
+@click.option("--confirm-games", type=int, default=600, show_default=True, help="Games of each re-evaluation.")
+@click.option("--improvement", type=float, default=1.0, show_default=True,
+              help="The confirmation's improvement bound, in points per round.")
+@click.option("--max-games", type=int, default=8000, show_default=True,
+              help="The confirmation stops undecided here.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--name", default="tuned", show_default=True, help="Name of the tuned strategy (and its file).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder of the report and the strategy file  [default: results/tune/NAME]")
+@click.option("--study", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="SQLite file of the search; an interrupted tune resumes from it  [default: OUT/study.db]")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+def tune_command(start, params, ruleset, field, objective, trials, games, top, confirm_games, improvement, max_games,
+                 seed, name, out, study, quiet) -> None:
+    """Tune parameters of strategy START against a field; the winner must pass a sequential test.
+
+    Example: rami tune expert --rules basic --param near_weight=0:8 --param feed_weight=0:8 --trials 20
+    """
+    from experiments.tuning import TuneConfig, parse_space, tune
+
+    out = out or Path("results") / "tune" / name
+    _check_folder(out)
+    try:
+        config = TuneConfig(start=start, space=parse_space(params), ruleset=ruleset,
+                            field=tuple(seat_strategies(field)), objective=objective, trials=trials, games=games,
+                            top=top, confirm_games=confirm_games, improvement=improvement, max_games=max_games,
+                            seed=seed, name=name)
+        result = tune(config, study or out / "study.db", out,
+                      progress=None if quiet else lambda line: click.echo(line, err=True))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(str(result))
+    click.echo(f"report: {(out / 'index.html').resolve()}")
