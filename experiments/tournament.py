@@ -166,6 +166,9 @@ class TournamentResult:
     frame: pl.DataFrame = field(repr=False)
     wall_seconds: float = 0.0
     command: str = ""
+    unbounded: list[str] = field(default_factory=list)
+    """Strategies that finished first in every game they played, or last in every one: their
+    likelihood has no finite maximum, so their rating only says "above" (or "below") all others."""
 
     @property
     def games(self) -> int:
@@ -208,7 +211,12 @@ class TournamentResult:
                          f"{100 * s.wins.estimate:5.1f}% ({100 * s.wins.low:.1f} to {100 * s.wins.high:.1f})")
         lines.append(f"points per round: {'fewer' if self.better == 'lower' else 'more'} is better; a rating is a "
                      "Plackett–Luce log-strength (a gap x: odds e^x to 1 of finishing ahead)")
+        lines += [self._unbounded_note()] if self.unbounded else []
         return "\n".join(lines)
+
+    def _unbounded_note(self) -> str:
+        return (f"{', '.join(self.unbounded)}: first or last in every game it played, so its rating has no finite "
+                "value and the one shown is set by the fit's light regularisation: read it as above (or below) all")
 
     def heatmap(self) -> Figure:
         """The pairwise matrix of points-per-round differences (row minus column) as a heat map."""
@@ -270,7 +278,8 @@ class TournamentResult:
                        f"points per round ({'fewer' if self.better == 'lower' else 'more'} is better)",
                        f"games won (chance: {100 / r.players:.0f}%)"], rows),
             ("p", "The rating is one Plackett–Luce fit (the `choix` library) over the finishing order of every game "
-                  "played; a rating gap of x means odds of e^x to 1 of finishing ahead. Ratings have mean zero."),
+                  "played; a rating gap of x means odds of e^x to 1 of finishing ahead. Ratings have mean zero."
+                  + (" " + self._unbounded_note() + "." if self.unbounded else "")),
             ("h2", "Pairwise differences"),
             ("fig", "pairwise", "Points per round, row minus column, on the games both strategies played"),
             ("table", ["pair", "points per round, first − second (95% interval)", "games", "reading"], pair_rows),
@@ -412,7 +421,11 @@ def tournament(
     points_table = metrics.per_game(frame, pl.col("points"), by=("strategy",))
     wins_table = metrics.win_shares(frame, key="strategy")
     index = {name: i for i, name in enumerate(names)}
-    full, draws = _ratings(_finishing_orders(frame, index, better, seed), len(names), rng, resamples)
+    orders = _finishing_orders(frame, index, better, seed)
+    full, draws = _ratings(orders, len(names), rng, resamples)
+    places = orders["item"].to_list()
+    unbounded = [name for i, name in enumerate(names)
+                 if all(p[-1] == i for p in places if i in p) or all(p[0] == i for p in places if i in p)]
     lows, highs = np.quantile(draws, [0.025, 0.975], axis=0)
     standings = []
     for i, name in enumerate(names):
@@ -435,7 +448,7 @@ def tournament(
         command = shlex.join(["rami", "tournament", ",".join(names), "--rules", ruleset, "--players", str(players),
                               "--games", str(games), "--seed", str(seed)])
     return TournamentResult(r, names, [tuple(names[i] for i in m) for m in tables], per_table, seed, better,
-                            standings, pairwise, draws, full, frame, time.perf_counter() - start, command)
+                            standings, pairwise, draws, full, frame, time.perf_counter() - start, command, unbounded)
 
 
 def renamed(strategy: str | strategy_lib.Strategy, name: str) -> strategy_lib.Strategy:

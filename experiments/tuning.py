@@ -28,13 +28,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -46,8 +44,6 @@ from sim import rules
 from strategies.policies import CHOICE_PARAMETERS, PARAMETERS
 
 __all__ = ["Candidate", "TuneConfig", "TuneResult", "evaluate", "parse_space", "search", "tune"]
-
-log = logging.getLogger(__name__)
 
 OBJECTIVES = ("points", "wins")
 SEARCH_GAMES = 0
@@ -258,7 +254,7 @@ def search(
     running = [t for t in study.trials if t.state == TrialState.RUNNING]
     for t in running:
         # Interrupted mid-evaluation: mark it failed and evaluate the same point again.
-        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        study.tell(t.number, state=TrialState.FAIL)
         study.enqueue_trial(t.params)
     if not study.trials and first is not None:
         study.enqueue_trial({k: v for k, v in first.items() if k in space})
