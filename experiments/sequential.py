@@ -320,7 +320,7 @@ def compare(
     others = [strategy_lib.get(s) for s in field]
     if not others:
         raise ValueError("the field must hold at least one strategy (the other seats of the table)")
-    for key, value, least in (("batch", batch, 1), ("max_games", max_games, 2)):
+    for key, value, least in (("batch", batch, 2), ("max_games", max_games, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
     lower, upper = sprt_bounds(alpha, beta)

@@ -239,8 +239,9 @@ class TournamentResult:
                 if i == j or e is None:
                     continue
                 mark = "" if e.excludes_zero else "\n(≈0)"
+                ink = "white" if abs(e.estimate) > 0.6 * limit else "black"  # readable on dark cells
                 ax.text(j, i, f"{e.estimate:+.2f}\n[{e.low:+.2f}, {e.high:+.2f}]{mark}", ha="center", va="center",
-                        fontsize=7)
+                        fontsize=7, color=ink)
         ax.set_xticks(range(n), order, rotation=30, ha="right")
         ax.set_yticks(range(n), order)
         fig.colorbar(im, ax=ax, label="points per round, row − column")

@@ -282,6 +282,19 @@ def search(
 # ---------------------------------------------------------------------- tune
 
 
+def _effective(params: Mapping[str, float]) -> tuple:
+    """The parameters that change play: weights the chosen modes never read are dropped, so two
+    candidates differing only there count as one."""
+    p = dict(params)
+    if p.get("discard", 0) < 1:
+        p.pop("near_weight", None)
+    if p.get("discard", 0) < 2:
+        p.pop("feed_weight", None)
+    if p.get("take", 1) <= 0:
+        p.pop("take_near", None)
+    return tuple(sorted(p.items()))
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A candidate of the search, its believed gain and its re-evaluated gain (with interval)."""
@@ -422,7 +435,7 @@ def tune(
     finished = sorted((t for t in s.trials if t.state == TrialState.COMPLETE), key=lambda t: -t.value)
     seen, best = set(), []
     for t in finished:
-        key = tuple(sorted(t.params.items()))
+        key = _effective(candidate_of(config, t.params).params)
         if key not in seen:
             seen.add(key)
             best.append(t)

@@ -221,10 +221,17 @@ def test_strategy_file_loads_by_path_and_plays_like_its_parameters(tmp_path):
         strategies.get(str(tmp_path / "bad.toml"))
 
 
-def test_registered_tuned_strategies_load_by_name():
-    for name, path in files.registered().items():
+def test_registered_tuned_strategies_load_by_name_and_are_listed():
+    assert {"expert-contrat", "expert-basic"} <= set(files.registered())
+    for name in files.registered():
         s = strategies.get(name)
         assert s.name == name and s.kind == strategies.KIND_HEURISTIC
+    import json
+
+    listing = json.loads(CliRunner().invoke(main, ["strategies", "--json"]).output)
+    assert [t["name"] for t in listing["tuned"]] == list(files.registered())
+    expert = next(e for e in listing["strategies"] if e["name"] == "expert")
+    assert expert["per_game"]["contrat"]["may_i"] == 0
 
 
 def test_expert_plays_its_games_parameters():
