@@ -46,7 +46,13 @@ def tournament_command(strategy_list, ruleset, overrides, players, games, seed, 
     """
     from experiments.tournament import tournament
 
+    import strategies
+
     r = ruleset_from(ruleset, overrides)
+    try:
+        chosen = [strategies.get(s) for s in seat_strategies(strategy_list)]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
     if out is not None:
         _check_folder(out)
     bar = _bar(quiet)
@@ -58,8 +64,7 @@ def tournament_command(strategy_list, ruleset, overrides, players, games, seed, 
 
     try:
         with bar:
-            result = tournament(seat_strategies(strategy_list), r, players, games, seed, resamples=resamples,
-                                progress=update)
+            result = tournament(chosen, r, players, games, seed, resamples=resamples, progress=update)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(str(result))
