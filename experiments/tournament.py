@@ -329,7 +329,7 @@ def _fit(n: int, rankings: list[tuple[int, ...]], initial: np.ndarray | None = N
     """
     import choix
 
-    params = choix.ilsr_rankings(n, rankings, alpha=1e-4, initial_params=initial, max_iter=500, tol=1e-7)
+    params = choix.ilsr_rankings(n, rankings, alpha=1e-4, initial_params=initial, max_iter=500, tol=1e-5)
     return params - params.mean()
 
 
