@@ -376,7 +376,7 @@ class TuneResult:
              rows),
             ("h2", "Confirmation"),
             ("p", f"Sequential probability ratio test of the winner against {c.start}, points per round, indifference "
-                  f"0, improvement {c.improvement:g}, alpha {c.alpha:g}, beta {c.beta:g}: **{conf.decision}** after "
+                  f"0, improvement {c.improvement:g}, alpha {c.alpha:g}, beta {c.beta:g}: {conf.decision} after "
                   f"{conf.games:,} duplicate games; median-unbiased gain {conf.estimate:+.2f} points per round "
                   f"(95% interval {conf.low:+.2f} to {conf.high:+.2f}; plain mean {conf.naive:+.2f})."),
             ("table", ["", "believed (search)", "re-evaluated", "confirmed"],
@@ -389,7 +389,7 @@ class TuneResult:
             ("p", f"Strategy file `{self.file}` (`{self.strategy.name}`)." if self.file else
                   "No strategy file: the winner did not pass the confirmation."),
             ("h2", "How it was measured"),
-            ("p", " ".join((__doc__ or "").split("\n\n", 1)[1].split())),
+            ("p", " ".join((__doc__ or "").split("\n\n", 1)[1].replace("**", "").replace("``", "`").split())),
             ("ul", [f"wall time {self.wall_seconds:.0f} s", "config: " + c.key()]),
         ]
         return report.write_document(folder, title, blocks)
