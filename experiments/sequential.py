@@ -323,7 +323,7 @@ def compare(
     for key, value, least in (("batch", batch, 2), ("max_games", max_games, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
-    lower, upper = sprt_bounds(alpha, beta)
+    sprt_bounds(alpha, beta)  # checks alpha and beta before any game is played
     if improvement <= indifference:
         raise ValueError(f"the improvement bound ({improvement}) must exceed the indifference bound ({indifference})")
     base = rules.as_ruleset(ruleset)
@@ -346,8 +346,11 @@ def compare(
         looks.append((int(n), llr))
         if progress:
             progress(int(n), llr)
-        if llr >= upper or llr <= lower:
-            side, stage = (1 if llr >= upper else -1), k
+        # The decision is sprt_decide's, the function whose error rates the tests measure; earlier
+        # looks crossed no bound, so only this one can decide.
+        decided, _ = sprt_decide(gains[None, :], batch, indifference, improvement, alpha, beta, min_games=2)
+        if decided[0] != 0:
+            side, stage = int(decided[0]), k
             break
     sd = float(gains.std(ddof=1))
     est, low, high = median_unbiased(side, stage, float(gains.mean()), checks, sd, indifference, improvement, alpha,
