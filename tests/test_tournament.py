@@ -253,3 +253,19 @@ def test_the_experts_game_table_is_its_tuned_files():
     sims = [sim.simulate("contrat", [s, "greedy", "greedy"], n_games=5, seed=2)["points"].to_list()
             for s in ("expert", "expert-contrat")]
     assert sims[0] == sims[1]
+
+
+def test_may_i_3_asks_only_before_the_players_contract():
+    asked_before = 0
+    for game in range(3):
+        events = sim.play_traced("contrat", ["greedy:may_i=3", "greedy", "greedy"], seed=4, game=game)
+        opened: set[int] = set()
+        for e in events[1:]:
+            if e["type"] == "deal":
+                opened = set()
+            elif e["type"] == "open":
+                opened.add(e["seat"])
+            elif e["type"] == "may_i" and e["seat"] == 0:
+                assert 0 not in opened, e
+                asked_before += 1
+    assert asked_before > 0  # it still asks while its contract is not laid
