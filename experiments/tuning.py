@@ -342,7 +342,8 @@ class TuneResult:
                    f"{conf.high:+.2f}, median-unbiased)")
         out.append(f"believed gain {self.winner.believed:+.3f} {u}; re-evaluated "
                    f"{self.winner.reevaluated.estimate:+.3f}; confirmed "
-                   + (f"{conf.estimate:+.2f} points per round" if self.confirmed else "no: nothing is reported as better"))
+                   + (f"{conf.estimate:+.2f} points per round" if self.confirmed
+                      else "no: nothing is reported as better"))
         if self.file:
             out.append(f"strategy file: {self.file}")
         return out
@@ -372,7 +373,8 @@ class TuneResult:
                   f"seed {c.seed}); re-evaluation of the best {c.top} on {c.confirm_games:,} fresh games; confirmation "
                   f"by a sequential test on fresh games again."),
             ("h2", "What the search believed, and what was measured after"),
-            ("table", ["candidate", f"search's gain ({u})", f"re-evaluated gain, fresh deals (95% interval over games)"],
+            ("table", ["candidate", f"search's gain ({u})",
+                       "re-evaluated gain, fresh deals (95% interval over games)"],
              rows),
             ("h2", "Confirmation"),
             ("p", f"Sequential probability ratio test of the winner against {c.start}, points per round, indifference "

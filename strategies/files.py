@@ -63,9 +63,10 @@ def load(source: str | Path):
         raise ValueError(f"strategy file {path}: unknown key {unknown[0]!r}; the keys are: name, base, description, "
                          "params, tuning")
     base_name = data.get("base", "greedy")
-    if base_name not in strategies.STRATEGIES or strategies.STRATEGIES[base_name].kind != strategies.KIND_HEURISTIC:
+    heuristic = [n for n, s in strategies.STRATEGIES.items() if s.kind == strategies.KIND_HEURISTIC]
+    if base_name not in heuristic:
         raise ValueError(f"strategy file {path}: base {base_name!r} must be one of the heuristic presets: "
-                         f"{', '.join(n for n, s in strategies.STRATEGIES.items() if s.kind == strategies.KIND_HEURISTIC)}")
+                         f"{', '.join(heuristic)}")
     params = data.get("params", {})
     if not isinstance(params, dict):
         raise ValueError(f"strategy file {path}: [params] must be a table of name = value")
