@@ -25,7 +25,8 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_index", "write_page"]
+__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_document", "write_index",
+           "write_page"]
 
 SEEDS = (1, 2)
 
@@ -350,4 +351,27 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
     # Links in table cells: [title](href) as anchors.
     text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", text)
     page.write_text(text, encoding="utf-8")
+    return page
+
+
+def write_document(folder: Path, title: str, blocks: Sequence[Block], figures: dict | None = None) -> Path:
+    """Write ``blocks`` as ``index.md`` and a self-contained ``index.html`` in ``folder``; return the HTML.
+
+    For pages that are not an experiment's (a tournament, a tuning run):
+    ``figures`` maps a name to a matplotlib Figure, saved as PNG and SVG
+    under ``figures/`` and embedded in the HTML; a ``("fig", name, caption)``
+    block places it.
+    """
+    figure_dir = folder / "figures"
+    figure_dir.mkdir(parents=True, exist_ok=True)
+    images = {}
+    for fig_name, fig in (figures or {}).items():
+        png = io.BytesIO()
+        fig.savefig(png, format="png", dpi=110)
+        (figure_dir / f"{fig_name}.png").write_bytes(png.getvalue())
+        fig.savefig(figure_dir / f"{fig_name}.svg", format="svg")
+        images[fig_name] = base64.b64encode(png.getvalue()).decode("ascii")
+    (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")
+    page = folder / "index.html"
+    page.write_text(_html(blocks, title, images), encoding="utf-8")
     return page

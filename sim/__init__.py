@@ -13,8 +13,8 @@ from typing import Any
 from sim import cards, rules
 
 __all__ = [
-    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "cards", "game_summary", "load",
-    "play_traced", "rules", "simulate",
+    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "cards", "compare", "game_summary",
+    "load", "play_traced", "rules", "simulate", "tournament",
 ]
 
 try:
@@ -32,6 +32,11 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
+    if name in ("tournament", "compare"):
+        # Tournaments and sequential comparisons live with the experiments.
+        from experiments import sequential, tournament
+
+        return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
     if name == "advise":
         from sim import advice
 

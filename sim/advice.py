@@ -430,7 +430,7 @@ def _rebuild(events: Sequence[dict[str, Any]], head: dict[str, Any], r: rules.Ru
     """Replay the round of ``events[deal]`` for ``turns`` turns; check it matches the trace."""
     kr = kernel_rules(r)
     try:
-        chosen = [strategy_lib.get(s) for s in head["strategies"]]
+        chosen = [strategy_lib.get(s).for_game(r.game) for s in head["strategies"]]
     except ValueError as exc:
         raise ValueError(f"the trace cannot be replayed: {exc}") from None
     if len(chosen) != r.players:
@@ -636,11 +636,11 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     events = list(events)
     head = _header(events)
     deal, turns, start = _locate(events, index)
-    advised = strategy_lib.get(strategy)
     try:
         r = rules.Ruleset(**head["ruleset"])
     except (TypeError, rules.RulesetError) as exc:
         raise ValueError(f"the trace cannot be replayed: its ruleset is not valid: {exc}") from None
+    advised = strategy_lib.get(strategy).for_game(r.game)
     ws = M.workspace()
     before = _rebuild(events, head, r, deal, turns, start, ws)
     seat = before.seat
@@ -649,7 +649,7 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     after.kinds[seat], after.params[seat] = advised.kind, advised.vector()
     # A repeated position proves a cycle only if the seat plays as it did
     # when the position was first seen.
-    own = strategy_lib.get(head["strategies"][seat])
+    own = strategy_lib.get(head["strategies"][seat]).for_game(r.game)
     if advised.kind != own.kind or not np.array_equal(advised.vector(), own.vector()):
         after.g[E.G_DETERMINISTIC] = 0
     status, rows = after.step(ws, rows=4 * r.deck_size + 512)

@@ -128,8 +128,9 @@ def resolve(
     """The ruleset with ``players`` set to the number of strategies, and the strategies."""
     if isinstance(strategies, str):
         raise TypeError("strategies must be a list of names, one per seat, e.g. ['greedy'] * 4")
-    chosen = [strategy_lib.get(s) for s in strategies]
     r = as_ruleset(ruleset)
+    # A strategy with per-game parameters (expert) plays its game's point.
+    chosen = [strategy_lib.get(s).for_game(r.game) for s in strategies]
     if r.players != len(chosen):
         r = r.replace(players=len(chosen))
     return r, chosen

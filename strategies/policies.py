@@ -39,8 +39,10 @@ parameter          range   meaning
 ``P_ADD``          0-1     1: add cards to table melds eagerly; 0: hold back
                            cards that sit in a meld of the hand
 ``P_RECOVER``      0-1     1: recover jokers whenever possible; 0: only to go out
-``P_MAY_I``        0-2     "Puis-je ?": 0 never; 1 when the card completes a
-                           meld; 2 also when it builds a near-meld
+``P_MAY_I``        0-3     "Puis-je ?": 0 never; 1 when the card completes a
+                           meld; 2 also when it builds a near-meld; 3 as 1,
+                           but only before the player's contract is laid
+                           (after it no new meld may be laid)
 ``P_TAKE``         0-1     1: take the pile's top when it helps (as above);
                            0: never take it, always draw from the stock
 =================  ======  ===================================================
@@ -101,7 +103,7 @@ PARAMETERS = {
     "take_near": (P_TAKE_NEAR, 0, 1, "take a discard that only builds a near-meld"),
     "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards that sit in a meld of the hand"),
     "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
-    "may_i": (P_MAY_I, 0, 2, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too"),
+    "may_i": (P_MAY_I, 0, 3, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too, 3 as 1 before the contract only"),
     "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
 }
 
@@ -256,9 +258,12 @@ def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     mode = params[P_MAY_I]
     if mode <= 0:
         return False
+    if mode >= 3 and view[V_OPENED]:
+        # After the contract no new meld may be laid: two more cards only cost.
+        return False
     if completes or card == 52:
         return True
-    return mode >= 2 and near_score(card, lo, hi, pub, view) > 0
+    return mode == 2 and near_score(card, lo, hi, pub, view) > 0
 
 
 @kernel

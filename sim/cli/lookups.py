@@ -108,16 +108,19 @@ def _strategy_listing() -> dict:
     from strategies.policies import KIND_HEURISTIC, KIND_RANDOM
 
     kinds = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic"}
+
+    def entry(s) -> dict:
+        return {
+            "name": s.name,
+            "kind": kinds.get(s.kind, str(s.kind)),
+            "description": s.description,
+            "params": {k: float(v) for k, v in s.params.items()},
+            "per_game": {g: {k: float(v) for k, v in p.items()} for g, p in s.per_game.items()},
+        }
+
     return {
-        "strategies": [
-            {
-                "name": s.name,
-                "kind": kinds.get(s.kind, str(s.kind)),
-                "description": s.description,
-                "params": {k: float(v) for k, v in s.params.items()},
-            }
-            for s in strategies.STRATEGIES.values()
-        ],
+        "strategies": [entry(s) for s in strategies.STRATEGIES.values()],
+        "tuned": [entry(strategies.get(name)) for name in strategies.files.registered()],
         "parameters": [
             {"name": name, "index": index, "low": low, "high": high, "meaning": meaning}
             for name, (index, low, high, meaning) in strategies.PARAMETERS.items()
@@ -139,11 +142,16 @@ def list_strategies(as_json: bool) -> None:
         emit_json(listing)
         return
     indent = " " * 11
-    for s in listing["strategies"]:
+    for s in listing["strategies"] + listing["tuned"]:
+        if listing["tuned"] and s is listing["tuned"][0]:
+            click.echo("\ntuned strategies (strategies/tuned/, used by name):")
         click.echo(click.wrap_text(s["description"], width=100, initial_indent=f"{s['name']:10} ",
                                    subsequent_indent=indent))
         values = " ".join(f"{k}={v:g}" for k, v in s["params"].items()) or "(no parameters)"
         click.echo(click.wrap_text(values, width=100, initial_indent=indent, subsequent_indent=indent))
+        for game, changed in s["per_game"].items():
+            text = f"in {game}: " + " ".join(f"{k}={v:g}" for k, v in changed.items() if s["params"].get(k) != v)
+            click.echo(click.wrap_text(text, width=100, initial_indent=indent, subsequent_indent=indent + "  "))
     click.echo("")
     click.echo(f"{'parameter':12} {'range':7} meaning")
     for p in listing["parameters"]:

@@ -1,0 +1,481 @@
+"""A guarded tuner: search a strategy's parameters, then make the winner prove itself.
+
+``tune(TuneConfig(...))`` (``rami tune``) searches declared ranges of the
+heuristic family's parameters for the point that scores best against a
+chosen field, and guards against fooling itself:
+
+1. **Search** (optuna's TPE sampler, the study kept in a SQLite file so an
+   interrupted tune resumes without losing a finished evaluation): each
+   trial seats the candidate at position 0 of a table of the field and plays
+   the same games on duplicate deals, every trial the same deals as the
+   starting strategy (common random numbers), so a trial's value is its
+   paired gain over the start on those deals, in points per round (or win
+   rate). The starting strategy is the first trial (gain 0).
+2. **Re-evaluation**: the ``top`` best candidates play again on fresh deals
+   (game indices past the search's), with a paired 95% interval over games;
+   the search's values of the best are biased upward by the selection (the
+   winner's curse), these are not.
+3. **Confirmation**: the best re-evaluated candidate must pass the
+   sequential comparison (:func:`experiments.sequential.compare`) against
+   the starting strategy, on fresh deals again, before it is reported as
+   better; only then is a strategy file written.
+
+The report puts the gain the search believed next to the re-evaluated and
+the confirmed (median-unbiased) gains.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+import strategies as strategy_lib
+from experiments import sequential, stats
+from experiments.tournament import better_points, play_table
+from sim import rules
+from strategies.policies import CHOICE_PARAMETERS, PARAMETERS
+
+__all__ = ["Candidate", "TuneConfig", "TuneResult", "evaluate", "parse_space", "search", "tune"]
+
+OBJECTIVES = ("points", "wins")
+SEARCH_GAMES = 0
+"""First game index of the search; re-evaluation and confirmation start past it."""
+
+
+def parse_space(items: Sequence[str] | Mapping[str, Sequence[float]]) -> dict[str, tuple[float, float]]:
+    """Parameter ranges from ``"name=low:high"`` strings (or a mapping name -> (low, high)).
+
+    Choice parameters (whole numbers) are searched over the whole numbers of
+    their range; a range must lie inside the parameter's own.
+    """
+    pairs: dict[str, tuple[float, float]] = {}
+    entries = items.items() if isinstance(items, Mapping) else [_split_range(text) for text in items]
+    for name, bounds in entries:
+        if name not in PARAMETERS:
+            raise ValueError(f"unknown strategy parameter {name!r}; the parameters are: {', '.join(PARAMETERS)}")
+        low, high = (float(b) for b in bounds)
+        _, lo_allowed, hi_allowed, meaning = PARAMETERS[name]
+        if not lo_allowed <= low < high <= hi_allowed:
+            raise ValueError(f"range {name}={low:g}:{high:g} must satisfy {lo_allowed} <= low < high <= {hi_allowed} "
+                             f"({meaning})")
+        pairs[name] = (low, high)
+    if not pairs:
+        raise ValueError("give at least one parameter range, e.g. near_weight=0:10")
+    return pairs
+
+
+def _split_range(text: str) -> tuple[str, tuple[float, float]]:
+    name, eq, rng = text.partition("=")
+    low, colon, high = rng.partition(":")
+    try:
+        if not eq or not colon:
+            raise ValueError
+        return name.strip(), (float(low), float(high))
+    except ValueError:
+        raise ValueError(f"bad parameter range {text!r}: expected name=low:high, e.g. near_weight=0:10") from None
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    """What a tune searches, against what, and how much it may spend.
+
+    Attributes
+    ----------
+    start : str
+        The starting strategy (a name :func:`strategies.get` takes).
+    space : dict of str to (low, high)
+        The parameter ranges searched (:func:`parse_space`).
+    ruleset : str
+        Preset or ruleset file.
+    field : tuple of str
+        The other seats of the table.
+    objective : str
+        ``"points"`` (points per round, the game's own sense of better) or
+        ``"wins"`` (share of games won).
+    trials : int
+        The search's budget: evaluations, the starting strategy included.
+    games : int
+        Games per evaluation (each played once per rotation).
+    top : int
+        Candidates re-evaluated on fresh deals.
+    confirm_games : int
+        Games of each re-evaluation.
+    improvement, alpha, beta, max_games :
+        The sequential confirmation's options (improvement in points per round).
+    seed : int
+    name : str
+        The tuned strategy's name (and its file's stem).
+    """
+
+    start: str = "expert"
+    space: dict[str, tuple[float, float]] = field(default_factory=dict)
+    ruleset: str = "rami51"
+    field: tuple[str, ...] = ("greedy", "greedy", "greedy")
+    objective: str = "points"
+    trials: int = 30
+    games: int = 300
+    top: int = 3
+    confirm_games: int = 600
+    improvement: float = 1.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int = 8000
+    seed: int = 1
+    name: str = "tuned"
+
+    def __post_init__(self) -> None:
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+        for key, least in (("trials", 1), ("games", 2), ("top", 1), ("confirm_games", 2), ("max_games", 2)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+        if not self.field:
+            raise ValueError("the field must hold at least one strategy (the other seats of the table)")
+        parse_space(self.space)
+
+    def key(self) -> str:
+        """The config as stored in the study: a resumed study must have been made by the same one."""
+        return json.dumps({k: v for k, v in dataclasses.asdict(self).items() if k not in ("trials", "name")},
+                          sort_keys=True, default=list)
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def _values(frame: pl.DataFrame, objective: str, better: str) -> pl.DataFrame:
+    """Per game, the focal seat's (position 0) objective: points per round (signed so that
+    higher is better) or its share of the game's win."""
+    focal = frame.filter(pl.col("strategy_index") == 0)
+    if objective == "points":
+        sign = -1.0 if better == "lower" else 1.0
+        return focal.group_by("game").agg((sign * pl.col("points").cast(pl.Float64).mean()).alias("v")).sort("game")
+    finals = (frame.group_by("rotation", "game", "seat").agg(pl.col("won").first(), pl.col("strategy_index").first())
+              .with_columns(pl.col("won").cast(pl.Float64).sum().over("rotation", "game").alias("k")))
+    share = finals.filter(pl.col("strategy_index") == 0).with_columns(
+        pl.when(pl.col("k") > 0).then(pl.col("won").cast(pl.Float64) / pl.col("k")).otherwise(0.0).alias("s"))
+    return share.group_by("game").agg(pl.col("s").mean().alias("v")).sort("game")
+
+
+def evaluate(
+    candidate: strategy_lib.Strategy,
+    config: TuneConfig,
+    first_game: int,
+    games: int,
+    workers: int | None = None,
+) -> np.ndarray:
+    """Per-game objective of ``candidate`` at position 0 of the field's table, shape ``(games,)``.
+
+    Higher is better whatever the game; the same ``first_game`` and
+    ``games`` give every candidate the same deals.
+    """
+    base = rules.as_ruleset(config.ruleset)
+    players = len(config.field) + 1
+    r = base if base.players == players else base.replace(players=players)
+    field_strategies = [strategy_lib.get(s) for s in config.field]
+    frame = play_table(r, [candidate, *field_strategies], config.seed, first_game, games, workers)
+    return _values(frame, config.objective, better_points(r.game))["v"].to_numpy()
+
+
+def candidate_of(config: TuneConfig, params: Mapping[str, float], label: str = "") -> strategy_lib.Strategy:
+    """The starting strategy with ``params`` changed, named ``label`` (default: after the change)."""
+    start = strategy_lib.get(config.start)
+    chosen = {k: (int(round(v)) if k in CHOICE_PARAMETERS else float(v)) for k, v in params.items()}
+    s = start.with_params(**chosen).for_game(rules.as_ruleset(config.ruleset).game)
+    return dataclasses.replace(s, name=label) if label else s
+
+
+# -------------------------------------------------------------------- search
+
+
+def search(
+    objective: Callable[[dict[str, float]], float],
+    space: Mapping[str, tuple[float, float]],
+    trials: int,
+    storage: Path | str,
+    study_name: str = "tune",
+    seed: int = 1,
+    key: str = "",
+    first: Mapping[str, float] | None = None,
+    callback: Callable[[int, float], None] | None = None,
+):
+    """Maximise a noisy ``objective`` over ``space`` with optuna, the study in a SQLite file.
+
+    A study already in ``storage`` under ``study_name`` resumes: its
+    finished trials count toward ``trials`` and are never evaluated again;
+    a trial that was running when the process died is evaluated anew.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(params) -> value`` (higher is better).
+    space : mapping of str to (low, high)
+        Parameters; those of :data:`CHOICE_PARAMETERS` are whole numbers.
+    trials : int
+        Finished trials wanted in all.
+    storage : Path or str
+        The SQLite file.
+    key : str
+        Identifies what is tuned; resuming a study made with another key
+        raises ``ValueError`` (its evaluations would not be comparable).
+    first : mapping, optional
+        Parameters of the first trial (the starting point).
+    callback : callable, optional
+        ``callback(finished, best_value)`` after each trial.
+
+    Returns
+    -------
+    optuna.Study
+    """
+    import optuna
+    from optuna.trial import TrialState
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    path = Path(storage)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    study = optuna.create_study(storage=f"sqlite:///{path}", study_name=study_name, direction="maximize",
+                                sampler=optuna.samplers.TPESampler(seed=seed, n_startup_trials=8),
+                                load_if_exists=True)
+    stored = study.user_attrs.get("key")
+    if stored is None:
+        study.set_user_attr("key", key)
+    elif stored != key:
+        raise ValueError(f"the study {study_name!r} in {path} was made by another tune (different config); "
+                         "give another --study file or the same settings")
+    done = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    running = [t for t in study.trials if t.state == TrialState.RUNNING]
+    for t in running:
+        # Interrupted mid-evaluation: mark it failed and evaluate the same point again.
+        study.tell(t.number, state=TrialState.FAIL)
+        study.enqueue_trial(t.params)
+    if not study.trials and first is not None:
+        study.enqueue_trial({k: v for k, v in first.items() if k in space})
+
+    def run(trial) -> float:
+        params = {}
+        for name, (low, high) in space.items():
+            if name in CHOICE_PARAMETERS:
+                params[name] = trial.suggest_int(name, int(math.ceil(low)), int(math.floor(high)))
+            else:
+                params[name] = trial.suggest_float(name, low, high)
+        return float(objective(params))
+
+    def after(study, trial) -> None:
+        if callback:
+            finished = sum(1 for t in study.trials if t.state == TrialState.COMPLETE)
+            callback(finished, study.best_value)
+
+    remaining = trials - len(done)
+    if remaining > 0:
+        study.optimize(run, n_trials=remaining, callbacks=[after])
+    return study
+
+
+# ---------------------------------------------------------------------- tune
+
+
+def _effective(params: Mapping[str, float]) -> tuple:
+    """The parameters that change play: weights the chosen modes never read are dropped, so two
+    candidates differing only there count as one."""
+    p = dict(params)
+    if p.get("discard", 0) < 1:
+        p.pop("near_weight", None)
+    if p.get("discard", 0) < 2:
+        p.pop("feed_weight", None)
+    if p.get("take", 1) <= 0:
+        p.pop("take_near", None)
+    return tuple(sorted(p.items()))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate of the search, its believed gain and its re-evaluated gain (with interval)."""
+
+    params: dict[str, float]
+    believed: float
+    reevaluated: stats.Estimate | None = None
+
+
+@dataclass
+class TuneResult:
+    """What :func:`tune` returns: the search's belief, the re-evaluation, and the confirmation."""
+
+    config: TuneConfig
+    trials: int
+    candidates: list[Candidate]
+    winner: Candidate
+    confirmation: sequential.Comparison
+    strategy: strategy_lib.Strategy
+    file: Path | None
+    wall_seconds: float
+
+    @property
+    def confirmed(self) -> bool:
+        return self.confirmation.better
+
+    def unit(self) -> str:
+        return "points per round" if self.config.objective == "points" else "share of games won"
+
+    def lines(self) -> list[str]:
+        c = self.config
+        u = self.unit()
+        out = [f"Tuned {c.start} in {c.ruleset} against {', '.join(c.field)}: {self.trials} trials of {c.games} games "
+               f"(each played once per rotation; gains are paired on the same deals, higher is better)"]
+        out.append(f"{'candidate':48} {'search believed':>16} {'re-evaluated (95% interval)':>30}")
+        for cand in self.candidates:
+            e = cand.reevaluated
+            text = " ".join(f"{k}={v:g}" for k, v in cand.params.items())
+            mark = "  <- winner" if cand is self.winner else ""
+            re = f"{e.estimate:+.3f} ({e.low:+.3f} to {e.high:+.3f})" if e else "n/a"
+            out.append(f"{text[:48]:48} {cand.believed:>+16.3f} {re:>30}{mark}")
+        conf = self.confirmation
+        out.append(f"confirmation (sequential test against {c.start}, fresh deals, points per round): {conf.decision} "
+                   f"after {conf.games:,} games; gain {conf.estimate:+.2f} (95% interval {conf.low:+.2f} to "
+                   f"{conf.high:+.2f}, median-unbiased)")
+        out.append(f"believed gain {self.winner.believed:+.3f} {u}; re-evaluated "
+                   f"{self.winner.reevaluated.estimate:+.3f}; confirmed "
+                   + (f"{conf.estimate:+.2f} points per round" if self.confirmed
+                      else "no: nothing is reported as better"))
+        if self.file:
+            out.append(f"strategy file: {self.file}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def write_report(self, folder: Path | str) -> Path:
+        """A report page: the search's belief beside the re-evaluation and the confirmation."""
+        from experiments import report
+
+        folder = Path(folder)
+        c = self.config
+        u = self.unit()
+        rows = []
+        for cand in self.candidates:
+            e = cand.reevaluated
+            rows.append([" ".join(f"{k}={v:g}" for k, v in cand.params.items()) + (" (winner)" if cand is self.winner
+                                                                                    else ""),
+                         f"{cand.believed:+.3f}", f"{e.estimate:+.3f} ({e.low:+.3f} to {e.high:+.3f})" if e else "n/a"])
+        conf = self.confirmation
+        title = f"Tuning {c.start} in {c.ruleset}"
+        blocks = [
+            ("h1", title),
+            ("p", f"Objective: {u} of the candidate against {', '.join(c.field)}, as a gain over {c.start} on the same "
+                  f"deals (higher is better). Search: {self.trials} trials of {c.games:,} games each (optuna TPE, "
+                  f"seed {c.seed}); re-evaluation of the best {c.top} on {c.confirm_games:,} fresh games; confirmation "
+                  f"by a sequential test on fresh games again."),
+            ("h2", "What the search believed, and what was measured after"),
+            ("table", ["candidate", f"search's gain ({u})",
+                       "re-evaluated gain, fresh deals (95% interval over games)"],
+             rows),
+            ("h2", "Confirmation"),
+            ("p", f"Sequential probability ratio test of the winner against {c.start}, points per round, indifference "
+                  f"0, improvement {c.improvement:g}, alpha {c.alpha:g}, beta {c.beta:g}: {conf.decision} after "
+                  f"{conf.games:,} duplicate games; median-unbiased gain {conf.estimate:+.2f} points per round "
+                  f"(95% interval {conf.low:+.2f} to {conf.high:+.2f}; plain mean {conf.naive:+.2f})."),
+            ("table", ["", "believed (search)", "re-evaluated", "confirmed"],
+             [["winner's gain", f"{self.winner.believed:+.3f} {u}",
+               f"{self.winner.reevaluated.estimate:+.3f} {u}",
+               f"{conf.estimate:+.2f} points per round" if self.confirmed else f"not confirmed ({conf.decision})"]]),
+            ("p", "The search's values are the best of many noisy trials on one set of deals, so they lean high "
+                  "(the winner's curse); the re-evaluation and the confirmation play fresh deals."),
+            ("h2", "Result"),
+            ("p", f"Strategy file `{self.file}` (`{self.strategy.name}`)." if self.file else
+                  "No strategy file: the winner did not pass the confirmation."),
+            ("h2", "How it was measured"),
+            ("p", " ".join((__doc__ or "").split("\n\n", 1)[1].replace("**", "").replace("``", "`").split())),
+            ("ul", [f"wall time {self.wall_seconds:.0f} s", "config: " + c.key()]),
+        ]
+        return report.write_document(folder, title, blocks)
+
+
+def tune(
+    config: TuneConfig,
+    study: Path | str,
+    out: Path | str | None = None,
+    workers: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> TuneResult:
+    """Search, re-evaluate, confirm (see the module's docstring); write the strategy file when confirmed.
+
+    Parameters
+    ----------
+    config : TuneConfig
+    study : Path or str
+        The SQLite file of the search (resumed when it exists).
+    out : Path or str, optional
+        Folder for the report page and the strategy file (``NAME.toml``).
+    progress : callable, optional
+        Called with a line of text at each step.
+    """
+    start_time = time.perf_counter()
+    say = progress or (lambda text: None)
+    game = rules.as_ruleset(config.ruleset).game
+    start = strategy_lib.get(config.start).for_game(game)
+    baseline = evaluate(start, config, SEARCH_GAMES, config.games, workers)
+
+    def objective(params: dict[str, float]) -> float:
+        values = evaluate(candidate_of(config, params), config, SEARCH_GAMES, config.games, workers)
+        return float((values - baseline).mean())
+
+    first = {k: start.params.get(k, 0.0) for k in config.space}
+    # Keep the starting point inside the ranges (it is the first trial).
+    first = {k: min(max(v, config.space[k][0]), config.space[k][1]) for k, v in first.items()}
+    s = search(objective, config.space, config.trials, study, study_name=config.name, seed=config.seed,
+               key=config.key(), first=first,
+               callback=lambda n, best: say(f"trial {n}/{config.trials}: best gain so far {best:+.3f}"))
+    from optuna.trial import TrialState
+
+    finished = sorted((t for t in s.trials if t.state == TrialState.COMPLETE), key=lambda t: -t.value)
+    seen, best = set(), []
+    for t in finished:
+        key = _effective(candidate_of(config, t.params).params)
+        if key not in seen:
+            seen.add(key)
+            best.append(t)
+        if len(best) == config.top:
+            break
+    fresh = SEARCH_GAMES + config.games
+    base_fresh = evaluate(start, config, fresh, config.confirm_games, workers)
+    rng = np.random.default_rng([config.seed, 5])
+    candidates = []
+    for t in best:
+        say(f"re-evaluating {t.params} on {config.confirm_games} fresh games")
+        values = evaluate(candidate_of(config, t.params), config, fresh, config.confirm_games, workers)
+        ones = np.ones_like(values)
+        est = stats.paired_difference(values, ones, base_fresh, ones, rng, 1000)
+        candidates.append(Candidate(dict(t.params), float(t.value), est))
+    winner = max(candidates, key=lambda c: c.reevaluated.estimate)
+    tuned = candidate_of(config, winner.params, config.name)
+    say(f"confirming {config.name} against {config.start} with a sequential test")
+    confirmation = sequential.compare(
+        tuned, start, config.ruleset, config.field, 0.0, config.improvement, config.alpha, config.beta,
+        max_games=config.max_games, seed=config.seed, first_game=fresh + config.confirm_games, workers=workers,
+        progress=lambda n, llr: say(f"  {n:,} games: log likelihood ratio {llr:+.2f}"))
+    path = None
+    if out is not None and confirmation.better:
+        from strategies import files
+
+        path = files.save(tuned, Path(out) / f"{config.name}.toml", base="greedy",
+                          description=f"{config.start} tuned for {game} against {', '.join(config.field)}",
+                          tuning={"objective": f"{config.objective} against {', '.join(config.field)}",
+                                  "ruleset": config.ruleset, "trials": len(finished), "games_per_trial": config.games,
+                                  "believed_gain": round(winner.believed, 4),
+                                  "reevaluated_gain": round(winner.reevaluated.estimate, 4),
+                                  "confirmed_gain": round(confirmation.estimate, 4),
+                                  "confirmed_low": round(confirmation.low, 4),
+                                  "confirmed_high": round(confirmation.high, 4),
+                                  "confirmation_games": confirmation.games, "seed": config.seed})
+    result = TuneResult(config, len(finished), candidates, winner, confirmation, tuned, path,
+                        time.perf_counter() - start_time)
+    if out is not None:
+        result.write_report(out)
+    return result

@@ -1,0 +1,271 @@
+"""Tournaments, the sequential comparison, the guarded tuner and strategy files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import sim
+import strategies
+from experiments import sequential, tournament, tuning
+from sim.cli import main
+from strategies import files
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------------ tournaments
+
+
+def test_tables_meet_every_pair_equally():
+    tables = tournament.tables_for(5, 3)
+    assert len(tables) == 10
+    pairs = {}
+    for t in tables:
+        for a in t:
+            for b in t:
+                if a < b:
+                    pairs[(a, b)] = pairs.get((a, b), 0) + 1
+    assert len(pairs) == 10 and set(pairs.values()) == {3}
+    with pytest.raises(ValueError, match="at least 4 strategies"):
+        tournament.tables_for(3, 4)
+
+
+def test_a_strategy_against_its_renamed_copy_shows_no_difference():
+    copy = tournament.renamed("greedy", "greedy-copy")
+    # Three strategies at tables of two: the copy and the original each meet
+    # cautious on different deals, so their ratings carry real noise.
+    res = sim.tournament(["greedy", copy, "cautious"], "basic", players=2, games=240, seed=4, resamples=200)
+    assert len(res.tables) == 3 and res.games_per_table == 80
+    same = res.pairwise[("greedy", "greedy-copy")]
+    assert not same.excludes_zero
+    a, b = res.standing("greedy"), res.standing("greedy-copy")
+    assert a.points.low <= b.points.high and b.points.low <= a.points.high
+    gap, low, high = res.rating_gap("greedy", "greedy-copy")
+    assert low < 0 < high and low < gap < high
+    assert high - low > 0.01  # an interval with real width, not a degenerate zero
+    # Every game played once per rotation: 80 games x 2 rotations x 3 tables.
+    assert res.frame.select("arm", "game", "rotation").unique().height == 480
+
+
+def test_tournament_separates_strategies_that_differ():
+    res = sim.tournament(["random", "greedy"], "basic", games=150, seed=2, resamples=100)
+    assert [s.name for s in res.standings] == ["greedy", "random"]
+    gap, low, high = res.rating_gap("greedy", "random")
+    assert low > 0
+    diff = res.pairwise[("greedy", "random")]
+    assert diff.excludes_zero and diff.estimate > 0  # basic rummy: more points is better
+    assert res.standing("greedy").wins.low > 0.5
+
+
+def test_tournament_rejects_twice_the_same_name():
+    with pytest.raises(ValueError, match="listed twice"):
+        sim.tournament(["greedy", "greedy"], "basic")
+
+
+def test_tournament_command_writes_its_report(tmp_path):
+    result = CliRunner().invoke(main, ["tournament", "random,greedy,expert", "--rules", "basic", "--games", "60",
+                                       "--resamples", "60", "--quiet", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "rating (95% interval)" in result.output
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "Ranking" in page and "data:image/png;base64" in page
+    assert (tmp_path / "ranking.csv").read_text().startswith("rank,strategy")
+
+
+# ------------------------------------------------------------------ sequential test
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.05, 0.05), (0.1, 0.2)])
+def test_sprt_error_rates_stay_within_alpha_and_beta(alpha, beta):
+    rng = np.random.default_rng(11)
+    sd, reps, n = 6.0, 3000, 4000
+    under_h0 = rng.normal(0.0, sd, size=(reps, n))
+    decision, _ = sequential.sprt_decide(under_h0, 25, 0.0, 1.0, alpha, beta)
+    # Margin: three binomial standard errors of the simulation itself.
+    assert (decision == 1).mean() <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)
+    under_h1 = rng.normal(1.0, sd, size=(reps, n))
+    decision, used = sequential.sprt_decide(under_h1, 25, 0.0, 1.0, alpha, beta)
+    assert (decision == -1).mean() <= beta + 3 * np.sqrt(beta * (1 - beta) / reps)
+    assert (decision == 1).mean() > 0.5 and np.median(used) < n  # it decides, and stops early
+
+
+def test_median_unbiased_estimate_corrects_the_early_stop():
+    rng = np.random.default_rng(5)
+    checks = np.arange(25, 2025, 25)
+    naive, corrected, covered = [], [], 0
+    for i in range(24):
+        d = rng.normal(1.0, 6.0, size=(1, 2000))
+        decision, used = sequential.sprt_decide(d, 25, 0.0, 1.0, 0.05, 0.05)
+        k = int(used[0])
+        est, low, high = sequential.median_unbiased(int(decision[0]), int(np.searchsorted(checks, k)),
+                                                    float(d[0, :k].mean()), checks, float(d[0, :k].std(ddof=1)),
+                                                    0.0, 1.0, 0.05, 0.05, seed=i, paths=500)
+        naive.append(d[0, :k].mean())
+        corrected.append(est)
+        covered += low <= 1.0 <= high
+    assert abs(np.median(corrected) - 1.0) < abs(np.median(naive) - 1.0)
+    assert covered >= 20  # a 95% interval, 24 tries
+
+
+def test_compare_decides_expert_beats_random():
+    res = sim.compare("greedy", "random", "basic", field=["greedy"], improvement=1.0, batch=40, max_games=400, seed=3)
+    assert res.decision == "better" and res.games <= 400
+    assert res.low < res.estimate < res.high and res.low > 0
+    assert "games used" in str(res)
+
+
+# ------------------------------------------------------------------ tuner
+
+
+def _toy(params):
+    # Known optimum: near_weight = 3, discard = 1; noise of sd 0.3.
+    noise = np.random.default_rng(int(params["near_weight"] * 1e6) % 2**32).normal(0, 0.3)
+    return -(params["near_weight"] - 3.0) ** 2 - 4 * (params["discard"] - 1) ** 2 + noise
+
+
+def test_tuner_finds_the_optimum_of_a_noisy_toy(tmp_path):
+    space = tuning.parse_space(["near_weight=0:10", "discard=0:2"])
+    study = tuning.search(_toy, space, 40, tmp_path / "toy.db", seed=3)
+    best = study.best_params
+    assert abs(best["near_weight"] - 3.0) < 1.0 and best["discard"] == 1
+
+
+def test_an_interrupted_tune_resumes_without_losing_a_finished_trial(tmp_path):
+    db, log = tmp_path / "study.db", tmp_path / "calls.txt"
+    script = textwrap.dedent(f"""
+        import time
+        from experiments import tuning
+        def objective(params):
+            with open({str(log)!r}, "a") as f:
+                f.write(repr(params["near_weight"]) + "\\n")
+            time.sleep(0.3)
+            return -(params["near_weight"] - 3.0) ** 2
+        tuning.search(objective, {{"near_weight": (0.0, 10.0)}}, 1000, {str(db)!r}, seed=1)
+    """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and (not log.exists() or len(log.read_text().split()) < 4):
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first_calls = log.read_text().split()
+    assert len(first_calls) >= 4
+    import optuna
+    from optuna.trial import TrialState
+
+    before = optuna.load_study(study_name="tune", storage=f"sqlite:///{db}")
+    finished = {t.number: t.value for t in before.trials if t.state == TrialState.COMPLETE}
+    assert len(finished) >= 3
+    # Killed while its fourth evaluation slept: that trial is left running.
+    interrupted = [t.params["near_weight"] for t in before.trials if t.state == TrialState.RUNNING]
+    assert len(interrupted) == 1
+    calls = []
+
+    def objective(params):
+        calls.append(params["near_weight"])
+        return -(params["near_weight"] - 3.0) ** 2
+
+    study = tuning.search(objective, {"near_weight": (0.0, 10.0)}, len(finished) + 3, db, seed=1)
+    done = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    assert len(done) == len(finished) + 3
+    # The finished evaluations are kept as they were; only the missing ones ran.
+    assert {t.number: t.value for t in done if t.number in finished} == finished
+    assert len(calls) == 3
+    # The trial killed mid-evaluation is marked failed and its point evaluated again first.
+    assert [t.params["near_weight"] for t in study.trials if t.state == TrialState.FAIL] == interrupted
+    assert calls[0] == interrupted[0]
+
+
+def test_resuming_with_another_config_is_refused(tmp_path):
+    tuning.search(lambda p: 0.0, {"near_weight": (0.0, 1.0)}, 1, tmp_path / "s.db", key="a")
+    with pytest.raises(ValueError, match="another tune"):
+        tuning.search(lambda p: 0.0, {"near_weight": (0.0, 1.0)}, 2, tmp_path / "s.db", key="b")
+
+
+def test_parse_space_names_the_problem():
+    with pytest.raises(ValueError, match="unknown strategy parameter 'nope'"):
+        tuning.parse_space(["nope=0:1"])
+    with pytest.raises(ValueError, match="name=low:high"):
+        tuning.parse_space(["near_weight=3"])
+    with pytest.raises(ValueError, match="must satisfy"):
+        tuning.parse_space(["may_i=0:9"])
+
+
+# ------------------------------------------------------------------ strategy files
+
+
+def test_strategy_file_loads_by_path_and_plays_like_its_parameters(tmp_path):
+    s = strategies.get("greedy").with_params(near_weight=4.5, discard=1)
+    path = files.save(type(s)("mine", s.kind, s.params), tmp_path / "mine.toml", description="test")
+    loaded = strategies.get(str(path))
+    assert loaded.name == "mine" and loaded.params == s.params
+    a = sim.simulate("basic", [str(path), "greedy"], n_games=20, seed=1)
+    b = sim.simulate("basic", ["greedy:near_weight=4.5,discard=1", "greedy"], n_games=20, seed=1)
+    assert a["points"].to_list() == b["points"].to_list()
+    assert set(a["strategy"].unique().to_list()) == {"mine", "greedy"}
+    with pytest.raises(ValueError, match="cannot read strategy file"):
+        strategies.get(str(tmp_path / "missing.toml"))
+    (tmp_path / "bad.toml").write_text('name = "x"\n[params]\nmay_i = 7\n')
+    with pytest.raises(ValueError, match="bad.toml.*may_i"):
+        strategies.get(str(tmp_path / "bad.toml"))
+
+
+def test_registered_tuned_strategies_load_by_name_and_are_listed():
+    assert {"expert-contrat", "expert-basic"} <= set(files.registered())
+    for name in files.registered():
+        s = strategies.get(name)
+        assert s.name == name and s.kind == strategies.KIND_HEURISTIC
+    import json
+
+    listing = json.loads(CliRunner().invoke(main, ["strategies", "--json"]).output)
+    assert [t["name"] for t in listing["tuned"]] == list(files.registered())
+    expert = next(e for e in listing["strategies"] if e["name"] == "expert")
+    assert expert["per_game"]["contrat"]["may_i"] == 0
+
+
+def test_expert_plays_its_games_parameters():
+    expert = strategies.get("expert")
+    for game, params in expert.per_game.items():
+        played = expert.for_game(game)
+        assert played.name == "expert"
+        assert all(played.params[k] == v for k, v in params.items())
+    # An explicit change holds in every game.
+    changed = strategies.get("expert:near_weight=7")
+    assert all(changed.for_game(g).params["near_weight"] == 7 for g in ("rami51", "contrat", "basic"))
+
+
+def test_the_experts_game_table_is_its_tuned_files():
+    expert = strategies.get("expert")
+    for game in ("contrat", "basic"):
+        assert expert.for_game(game).params == strategies.get(f"expert-{game}").params
+    assert expert.for_game("rami51").params == expert.params
+    sims = [sim.simulate("contrat", [s, "greedy", "greedy"], n_games=5, seed=2)["points"].to_list()
+            for s in ("expert", "expert-contrat")]
+    assert sims[0] == sims[1]
+
+
+def test_may_i_3_asks_only_before_the_players_contract():
+    asked_before = 0
+    for game in range(3):
+        events = sim.play_traced("contrat", ["greedy:may_i=3", "greedy", "greedy"], seed=4, game=game)
+        opened: set[int] = set()
+        for e in events[1:]:
+            if e["type"] == "deal":
+                opened = set()
+            elif e["type"] == "open":
+                opened.add(e["seat"])
+            elif e["type"] == "may_i" and e["seat"] == 0:
+                assert 0 not in opened, e
+                asked_before += 1
+    assert asked_before > 0  # it still asks while its contract is not laid
