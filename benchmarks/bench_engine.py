@@ -1,6 +1,6 @@
 """Speed of the compiled engine: rounds and games per second, best_opening latency.
 
-Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick]
+Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick] [--no-compile]
 
 Prints, after compilation (a warm-up run is not timed):
 - rounds/s and games/s of whole ``sim.simulate`` calls (result frame
@@ -17,7 +17,16 @@ Prints, after compilation (a warm-up run is not timed):
 - the machine's own scaling: a compiled loop of table lookups and branches
   that shares nothing between threads, on one and on every core. A shared
   virtual machine rarely scales perfectly even then; the engine's scaling is
-  best read against this figure.
+  best read against this figure;
+- the floor ratio of each game on one core: when the speed floor
+  ``../shared/bench/floor.py`` (relative to the repository root) is present,
+  it is run in the same process tree before and after the engine's cases,
+  and each one-core rate is printed as floor rounds/s / engine rounds/s
+  (the floor with as many players; a contrat round is one deal). Absolute
+  rates move by tens of percent on a shared machine, ratios much less;
+- the compile time on a fresh cache: the first ``rami simulate --games 100``
+  in a subprocess whose numba cache is an empty temporary folder, with the
+  part its own progress reports as compiling (``--no-compile`` skips it).
 Targets: >= 20,000 rami51 rounds/s per core for 4 greedy players, scaling
 within 15% of linear, best_opening median < 5 us; >= 50,000 basic rummy
 rounds/s per core for 4 greedy players; >= 2,000 complete seven-deal Rami
@@ -27,10 +36,15 @@ contrat games/s per core for 4 greedy players.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -132,27 +146,84 @@ def machine_scaling(cores: int, repeat: int, n: int = 50_000_000) -> float:
     return statistics.median(ratios)
 
 
+FLOOR = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "floor.py"
+"""The speed floor, ``../shared/bench/floor.py`` from the repository root (optional)."""
+
+
+def floor_rate(players: int, seconds: float, repeat: int) -> float:
+    """Median rounds/s of the floor's ``turns_check`` variant on one core."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "floor.json"
+        subprocess.run(
+            [sys.executable, str(FLOOR), "--players", str(players), "--variants", "turns_check",
+             "--seconds", str(seconds), "--reps", str(repeat), "--json", str(out)],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
+
+
+def first_run_seconds() -> tuple[float, float]:
+    """Wall seconds of the first and of a second ``rami simulate --games 100``
+    on a fresh numba cache (an empty temporary folder): the first compiles."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, NUMBA_CACHE_DIR=folder)
+        command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
+                   "--quiet", "--out", str(Path(folder) / "results.parquet")]
+        times = []
+        for _ in range(2):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+        return times[0], times[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (the median is printed)")
     parser.add_argument("--quick", action="store_true", help="short single runs, for a smoke test")
+    parser.add_argument("--no-compile", action="store_true", help="skip the fresh-cache compile time")
     args = parser.parse_args()
     seconds, repeat = (0.2, 1) if args.quick else (args.seconds, args.repeat)
     if seconds <= 0 or repeat < 1:
         parser.error("--seconds must be positive and --repeat at least 1")
     cores = os.cpu_count() or 1
     print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
+    if not args.no_compile:
+        first, second = first_run_seconds()
+        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s "
+              f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s)")
     for ruleset in ("rami51", "basic", "contrat"):
         sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
-    print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
+    # The floor runs before and after the cases; its mean is the yardstick.
+    floor_players = sorted({players for _, players, _ in cases})
+    floors: dict[int, list[float]] = {p: [] for p in floor_players}
+    if FLOOR.exists():
+        for p in floor_players:
+            floors[p].append(floor_rate(p, seconds, repeat))
+    else:
+        print("no speed floor found (../shared/bench/floor.py): floor ratios are not printed")
+    measured = []
     for ruleset, players, name in cases:
-        for workers, per_s, games_s, rounds, scaling in measure(ruleset, [name] * players, cores, seconds, repeat):
-            shown = f"{scaling:>8.0%}" if workers > 1 else ""
-            print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} {shown}")
+        measured.append((ruleset, players, name, measure(ruleset, [name] * players, cores, seconds, repeat)))
+    if FLOOR.exists():
+        for p in floor_players:
+            floors[p].append(floor_rate(p, seconds, repeat))
+        print("floor (rounds/s, one core, before and after the cases): " + "; ".join(
+            f"{p} players {rates[0]:,.0f} and {rates[1]:,.0f}" for p, rates in floors.items()))
+    print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} "
+          f"{'scaling':>8} {'floor ratio':>12}")
+    for ruleset, players, name, rows in measured:
+        for workers, per_s, games_s, rounds, scaling in rows:
+            shown = f"{scaling:>8.0%}" if workers > 1 else f"{'':>8}"
+            ratio = ""
+            if workers == 1 and floors[players]:
+                ratio = f"{statistics.mean(floors[players]) / per_s:>11.1f}x"
+            print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} "
+                  f"{shown} {ratio}")
     median, p99 = best_opening_latency()
     print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
     if cores > 1:
