@@ -13,7 +13,8 @@ Prints, after compilation (a warm-up run is not timed):
   on one worker and on every core alternate, and the scaling is the median
   ratio of adjacent runs;
 - the median and 99th percentile of the compiled best_opening on random
-  14-card hands of the 108-card deck;
+  14-card hands of the 108-card deck, one call per hand, and of the batch
+  ``sim.best_openings`` per hand, over chunks of 1,000 hands;
 - the machine's own scaling: a compiled loop of table lookups and branches
   that shares nothing between threads, on one and on every core. A shared
   virtual machine rarely scales perfectly even then; the engine's scaling is
@@ -109,6 +110,23 @@ def best_opening_latency(n: int = 20000) -> tuple[float, float]:
         best_opening_points(lo, hi, jk, 3, True, False)
         times[i] = time.perf_counter_ns() - t0
     return float(np.median(times)) / 1000, float(np.percentile(times, 99)) / 1000
+
+
+def batch_best_opening_time(n: int = 200_000, chunk: int = 1000) -> tuple[float, float]:
+    """(median, 99th percentile) microseconds per hand of ``sim.best_openings`` on random
+    14-card hands of the 108-card deck, timed over chunks of ``chunk`` hands (kernel
+    time: the hands are code rows already, so no parsing is timed)."""
+    rng = np.random.default_rng(11)
+    deck = np.array([c for c in range(52) for _ in range(2)] + [52] * 4, dtype=np.int64)
+    hands = np.stack([rng.choice(deck, 14, replace=False) for _ in range(n)])
+    sim.best_openings(hands[:10], "rami51")  # compile
+    per_hand = []
+    for start in range(0, n, chunk):
+        rows = hands[start:start + chunk]
+        t0 = time.perf_counter_ns()
+        sim.best_openings(rows, "rami51")
+        per_hand.append((time.perf_counter_ns() - t0) / len(rows) / 1000)
+    return float(np.median(per_hand)), float(np.percentile(per_hand, 99))
 
 
 @njit(nogil=True, cache=True)
@@ -226,6 +244,9 @@ def main() -> None:
                   f"{shown} {ratio}")
     median, p99 = best_opening_latency()
     print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
+    median, p99 = batch_best_opening_time()
+    print(f"sim.best_openings on 14-card hands: median {median:.2f} us per hand, p99 {p99:.2f} us "
+          "(chunks of 1,000 hands)")
     if cores > 1:
         print(f"machine baseline: a compiled loop sharing nothing scales {machine_scaling(cores, max(repeat, 3)):.0%} "
               f"from 1 to {cores} threads")

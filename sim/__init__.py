@@ -10,7 +10,7 @@ from typing import Any
 
 from sim import cards, rules
 
-__all__ = ["RESULT_COLUMNS", "advise", "cards", "game_summary", "play_traced", "rules", "simulate"]
+__all__ = ["RESULT_COLUMNS", "advise", "best_openings", "cards", "game_summary", "play_traced", "rules", "simulate"]
 
 _API = ("RESULT_COLUMNS", "game_summary", "play_traced", "simulate")
 
@@ -22,6 +22,10 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
+    if name == "best_openings":
+        from sim import openings
+
+        return openings.best_openings
     if name == "advise":
         from sim import advice
 
