@@ -180,19 +180,23 @@ def floor_rate(players: int, seconds: float, repeat: int) -> float:
         return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
 
 
-def first_run_seconds() -> tuple[float, float]:
+def first_run_seconds() -> tuple[float, float, bool]:
     """Wall seconds of the first and of a second ``rami simulate --games 100``
-    on a fresh numba cache (an empty temporary folder): the first compiles."""
+    on a fresh numba cache (an empty temporary folder): the first compiles.
+    The flag: the first run said it was compiling and the second did not."""
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, NUMBA_CACHE_DIR=folder)
         command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
                    "--quiet", "--out", str(Path(folder) / "results.parquet")]
         times = []
+        told = []
         for _ in range(2):
             start = time.perf_counter()
-            subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+            run = subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 text=True)
             times.append(time.perf_counter() - start)
-        return times[0], times[1]
+            told.append("compiling the engine" in run.stderr)
+        return times[0], times[1], told[0] and not told[1]
 
 
 def main() -> None:
@@ -208,9 +212,10 @@ def main() -> None:
     cores = os.cpu_count() or 1
     print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
     if not args.no_compile:
-        first, second = first_run_seconds()
+        first, second, told = first_run_seconds()
         print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s "
-              f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s)")
+              f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s; "
+              f"{'said' if told else 'did NOT say'} it was compiling, the first run only)")
     for ruleset in ("rami51", "basic", "contrat"):
         sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]

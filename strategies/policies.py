@@ -132,12 +132,13 @@ def _python_decide(question, slot, a, b, c, lo, hi, view, pub):
     return user.decide(question, slot, a, b, c, lo, hi, view, pub)
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _ask_python(question, slot, a, b, c, lo, hi, view, pub):
     """:func:`_python_decide` from compiled code: a plain ``njit`` function,
     since handing arrays to Python needs numba's reference counting (see
-    :mod:`sim.engine.jit`). ``_nrt=True`` is explicit because a function
-    that leaves it unset inherits its caller's setting."""
+    :mod:`sim.engine.jit`). ``_nrt=True`` and ``forceinline=False`` are
+    explicit because a function that leaves them unset inherits its
+    caller's settings."""
     with objmode(r="int64"):
         r = _python_decide(question, slot, a, b, c, lo, hi, view, pub)
     return r
@@ -222,7 +223,7 @@ def feeds(code, seat_next, pub, view, table_mask, joker_fits):
     return score
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pub, view):
     """Whether to take the pile's top ``card`` (already known to be legal).
 
@@ -288,7 +289,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
     return True
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, pub):
     """Index of the laying action to play among ``act[:n_act]``.
 
@@ -336,7 +337,7 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
     return best
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
                    table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.

@@ -80,6 +80,10 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, out
         raise click.ClickException(f"cannot write {out}: folder {out.parent} is missing or not writable")
     if n_games < 1:
         raise click.ClickException(f"--games must be at least 1, got {n_games}")
+    from sim.engine.warm import ensure_compiled
+
+    # Compiled (first run only) or loaded before the clock and the bar start.
+    ensure_compiled(r, lambda: click.echo("compiling the engine (first run only)...", err=True))
     try:
         with tqdm(total=n_games, unit="game", disable=quiet, leave=False) as bar:
             start = time.perf_counter()

@@ -344,7 +344,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
     return n + 1
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
     table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
@@ -579,7 +579,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
            part_of_open, 0)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def apply_action(
     rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
     c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
@@ -811,7 +811,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
@@ -1027,7 +1027,7 @@ def play_round(
     return winner, blocked, rami_sec
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
     """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
@@ -1093,7 +1093,7 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     return True, useful, -1
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
              legal, penalty, fits):
     # The last enumeration of the laying phase was of this very hand.

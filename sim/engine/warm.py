@@ -20,9 +20,9 @@ from sim.engine.params import kernel_rules
 from sim.rules import Ruleset
 from strategies.policies import KIND_RANDOM, N_PARAMS
 
-# Loading the compiled engine from the cache takes well under this on a
-# loaded machine; compiling it takes a minute.
-NOTICE_AFTER = 1.5
+# Loading the compiled engine from the cache takes under two seconds even on
+# a heavily loaded machine; compiling it takes a minute or more.
+NOTICE_AFTER = 5.0
 
 
 def ensure_compiled(ruleset: Ruleset, notice: Callable[[], None] | None = None,
