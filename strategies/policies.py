@@ -223,7 +223,7 @@ def feeds(code, seat_next, pub, view, table_mask, joker_fits):
     return score
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pub, view):
     """Whether to take the pile's top ``card`` (already known to be legal).
 
@@ -289,7 +289,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
     return True
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, pub):
     """Index of the laying action to play among ``act[:n_act]``.
 
@@ -337,7 +337,7 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
     return best
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
                    table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.

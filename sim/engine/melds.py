@@ -40,7 +40,7 @@ ZERO = np.uint64(0)
 SUIT_BITS = np.uint64(0x1FFF)
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def bit(code):
     return ONE << np.uint64(code)
 

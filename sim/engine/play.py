@@ -579,7 +579,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
            part_of_open, 0)
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def apply_action(
     rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
     c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
@@ -811,7 +811,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def play_turn(
     rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
@@ -1093,7 +1093,7 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     return True, useful, -1
 
 
-@kernel(forceinline=True)
+@kernel(inline="always")
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
              legal, penalty, fits):
     # The last enumeration of the laying phase was of this very hand.
