@@ -1,6 +1,6 @@
 """Speed of the compiled engine: rounds and games per second, best_opening latency.
 
-Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick]
+Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick] [--no-compile]
 
 Prints, after compilation (a warm-up run is not timed):
 - rounds/s and games/s of whole ``sim.simulate`` calls (result frame
@@ -13,24 +13,44 @@ Prints, after compilation (a warm-up run is not timed):
   on one worker and on every core alternate, and the scaling is the median
   ratio of adjacent runs;
 - the median and 99th percentile of the compiled best_opening on random
-  14-card hands of the 108-card deck;
+  14-card hands of the 108-card deck, one call per hand, and of the batch
+  ``sim.best_openings`` per hand, over chunks of 1,000 hands;
 - the machine's own scaling: a compiled loop of table lookups and branches
   that shares nothing between threads, on one and on every core. A shared
   virtual machine rarely scales perfectly even then; the engine's scaling is
-  best read against this figure.
-Targets: >= 20,000 rami51 rounds/s per core for 4 greedy players, scaling
-within 15% of linear, best_opening median < 5 us; >= 50,000 basic rummy
-rounds/s per core for 4 greedy players; >= 2,000 complete seven-deal Rami
-contrat games/s per core for 4 greedy players.
+  best read against this figure;
+- the floor ratio of each game on one core: when the speed floor
+  ``../shared/bench/floor.py`` (relative to the repository root) is present,
+  it is run in the same process tree before and after the engine's cases,
+  and each one-core rate is printed as floor rounds/s / engine rounds/s
+  (the floor with as many players; a contrat round is one deal). Absolute
+  rates move by tens of percent on a shared machine, ratios much less;
+- the compile time on a fresh cache: the first ``rami simulate --games 100``
+  in a subprocess whose numba cache is an empty temporary folder, with the
+  part its own progress reports as compiling (``--no-compile`` skips it).
+Targets (4 greedy players, one core, floor ratios read in one run): rami51
+within 15x of the floor, contrat within 25x, basic rummy within 6x; two
+cores within 10% of twice one core, read against the machine baseline;
+sim.best_openings at most 1 us per 14-card hand; the first
+``rami simulate --games 100`` on a fresh cache within 60 s on 2 cores.
+
+On a shared, loaded machine, wall-clock rates move by tens of percent from
+one run to the next; to compare two versions of the engine there, compare
+rounds per CPU second of the same simulation (``time.process_time``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -97,6 +117,23 @@ def best_opening_latency(n: int = 20000) -> tuple[float, float]:
     return float(np.median(times)) / 1000, float(np.percentile(times, 99)) / 1000
 
 
+def batch_best_opening_time(n: int = 200_000, chunk: int = 1000) -> tuple[float, float]:
+    """(median, 99th percentile) microseconds per hand of ``sim.best_openings`` on random
+    14-card hands of the 108-card deck, timed over chunks of ``chunk`` hands (kernel
+    time: the hands are code rows already, so no parsing is timed)."""
+    rng = np.random.default_rng(11)
+    deck = np.array([c for c in range(52) for _ in range(2)] + [52] * 4, dtype=np.int64)
+    hands = np.stack([rng.choice(deck, 14, replace=False) for _ in range(n)])
+    sim.best_openings(hands[:10], "rami51")  # compile
+    per_hand = []
+    for start in range(0, n, chunk):
+        rows = hands[start:start + chunk]
+        t0 = time.perf_counter_ns()
+        sim.best_openings(rows, "rami51")
+        per_hand.append((time.perf_counter_ns() - t0) / len(rows) / 1000)
+    return float(np.median(per_hand)), float(np.percentile(per_hand, 99))
+
+
 @njit(nogil=True, cache=True)
 def _branchy_loop(n: int, seed: int, table: np.ndarray) -> int:
     """Table lookups and data-dependent branches, touching only ``table``."""
@@ -132,29 +169,94 @@ def machine_scaling(cores: int, repeat: int, n: int = 50_000_000) -> float:
     return statistics.median(ratios)
 
 
+FLOOR = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "floor.py"
+"""The speed floor, ``../shared/bench/floor.py`` from the repository root (optional)."""
+
+
+def floor_rate(players: int, seconds: float, repeat: int) -> float:
+    """Median rounds/s of the floor's ``turns_check`` variant on one core."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "floor.json"
+        subprocess.run(
+            [sys.executable, str(FLOOR), "--players", str(players), "--variants", "turns_check",
+             "--seconds", str(seconds), "--reps", str(repeat), "--json", str(out)],
+            check=True, stdout=subprocess.DEVNULL,
+        )
+        return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
+
+
+def first_run_seconds() -> tuple[float, float, bool]:
+    """Wall seconds of the first and of a second ``rami simulate --games 100``
+    on a fresh numba cache (an empty temporary folder): the first compiles.
+    The flag: the first run said it was compiling and the second did not."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, NUMBA_CACHE_DIR=folder)
+        command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
+                   "--quiet", "--out", str(Path(folder) / "results.parquet")]
+        times = []
+        told = []
+        for _ in range(2):
+            start = time.perf_counter()
+            run = subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                 text=True)
+            times.append(time.perf_counter() - start)
+            told.append("compiling the engine" in run.stderr)
+        return times[0], times[1], told[0] and not told[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one timed run")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (the median is printed)")
     parser.add_argument("--quick", action="store_true", help="short single runs, for a smoke test")
+    parser.add_argument("--no-compile", action="store_true", help="skip the fresh-cache compile time")
     args = parser.parse_args()
     seconds, repeat = (0.2, 1) if args.quick else (args.seconds, args.repeat)
     if seconds <= 0 or repeat < 1:
         parser.error("--seconds must be positive and --repeat at least 1")
     cores = os.cpu_count() or 1
     print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
+    if not args.no_compile:
+        first, second, told = first_run_seconds()
+        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s "
+              f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s; "
+              f"{'said' if told else 'did NOT say'} it was compiling, the first run only)")
     for ruleset in ("rami51", "basic", "contrat"):
         sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
-    print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} {'scaling':>8}")
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
+    # The floor runs before and after the cases; its mean is the yardstick.
+    floor_players = sorted({players for _, players, _ in cases})
+    floors: dict[int, list[float]] = {p: [] for p in floor_players}
+    if FLOOR.exists():
+        for p in floor_players:
+            floors[p].append(floor_rate(p, seconds, repeat))
+    else:
+        print("no speed floor found (../shared/bench/floor.py): floor ratios are not printed")
+    measured = []
     for ruleset, players, name in cases:
-        for workers, per_s, games_s, rounds, scaling in measure(ruleset, [name] * players, cores, seconds, repeat):
-            shown = f"{scaling:>8.0%}" if workers > 1 else ""
-            print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} {shown}")
+        measured.append((ruleset, players, name, measure(ruleset, [name] * players, cores, seconds, repeat)))
+    if FLOOR.exists():
+        for p in floor_players:
+            floors[p].append(floor_rate(p, seconds, repeat))
+        print("floor (rounds/s, one core, before and after the cases): " + "; ".join(
+            f"{p} players {rates[0]:,.0f} and {rates[1]:,.0f}" for p, rates in floors.items()))
+    print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} "
+          f"{'scaling':>8} {'floor ratio':>12}")
+    for ruleset, players, name, rows in measured:
+        for workers, per_s, games_s, rounds, scaling in rows:
+            shown = f"{scaling:>8.0%}" if workers > 1 else f"{'':>8}"
+            ratio = ""
+            if workers == 1 and floors[players]:
+                ratio = f"{statistics.mean(floors[players]) / per_s:>11.1f}x"
+            print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} "
+                  f"{shown} {ratio}")
     median, p99 = best_opening_latency()
     print(f"best_opening on 14-card hands: median {median:.2f} us, p99 {p99:.2f} us (includes the Python call)")
+    median, p99 = batch_best_opening_time()
+    print(f"sim.best_openings on 14-card hands: median {median:.2f} us per hand, p99 {p99:.2f} us "
+          "(chunks of 1,000 hands)")
     if cores > 1:
         print(f"machine baseline: a compiled loop sharing nothing scales {machine_scaling(cores, max(repeat, 3)):.0%} "
               f"from 1 to {cores} threads")

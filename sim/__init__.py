@@ -13,8 +13,8 @@ from typing import Any
 from sim import cards, rules
 
 __all__ = [
-    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "cards", "compare", "game_summary",
-    "load", "play_traced", "rules", "simulate", "tournament",
+    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards", "compare",
+    "game_summary", "load", "play_traced", "rules", "simulate", "tournament",
 ]
 
 try:
@@ -37,6 +37,10 @@ def __getattr__(name: str) -> Any:
         from experiments import sequential, tournament
 
         return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
+    if name == "best_openings":
+        from sim import openings
+
+        return openings.best_openings
     if name == "advise":
         from sim import advice
 

@@ -138,12 +138,13 @@ def _python_decide(question, slot, a, b, c, lo, hi, view, pub):
     return user.decide(question, slot, a, b, c, lo, hi, view, pub)
 
 
-@njit(cache=True, _nrt=True)
+@njit(cache=True, _nrt=True, forceinline=False)
 def _ask_python(question, slot, a, b, c, lo, hi, view, pub):
     """:func:`_python_decide` from compiled code: a plain ``njit`` function,
     since handing arrays to Python needs numba's reference counting (see
-    :mod:`sim.engine.jit`). ``_nrt=True`` is explicit because a function
-    that leaves it unset inherits its caller's setting."""
+    :mod:`sim.engine.jit`). ``_nrt=True`` and ``forceinline=False`` are
+    explicit because a function that leaves them unset inherits its
+    caller's settings."""
     with objmode(r="int64"):
         r = _python_decide(question, slot, a, b, c, lo, hi, view, pub)
     return r

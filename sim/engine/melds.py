@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from sim.engine.jit import kernel
 
@@ -55,9 +56,8 @@ def popcount(x):
 
 @kernel
 def lowest(x):
-    """Index of the lowest set bit of a non-zero word."""
-    x = np.uint64(x)
-    return popcount((x & (~x + ONE)) - ONE)
+    """Index of the lowest set bit of a non-zero word (one machine instruction)."""
+    return np.int64(trailing_zeros(np.uint64(x)))
 
 
 @kernel
@@ -73,7 +73,7 @@ def _bits(x):
 @kernel
 def _low_bit(x):
     """Index of the lowest set bit of a non-zero int64."""
-    return popcount(np.uint64((x & -x) - 1))
+    return np.int64(trailing_zeros(np.uint64(x)))
 
 
 @kernel
@@ -404,8 +404,9 @@ def _group(n, c_mask, c_info, ws):
     indices sorted by it go to ``ws[0][1]``, where the group of card ``c``
     runs from ``ws[0][2][c]`` to ``ws[0][2][c + 1]``. Returns the mask of
     the cards some candidate uses and whether some candidate holds a joker.
-    Done once per :func:`search`, however many searches it runs on the
-    same candidates.
+    ``ws[0][4][k]`` receives what candidate ``k`` takes off :func:`_bound`
+    of the opening points when laid. Done once per :func:`search`, however
+    many searches it runs on the same candidates.
     """
     useful = ZERO
     joker_useful = False
@@ -418,6 +419,15 @@ def _group(n, c_mask, c_info, ws):
     order = wc[1]
     first = wc[2]
     fill = wc[3]
+    value = wc[4]
+    for k in range(n):
+        # The most candidate k's cards could add to an opening (see _bound).
+        v = 11 * np.int64(c_info[k, I_JOKER])
+        x = c_mask[k]
+        while x:
+            v += _card_value(lowest(x))
+            x &= x - ONE
+        value[k] = v
     for c in range(54):
         first[c] = 0
     for k in range(n):
@@ -431,6 +441,36 @@ def _group(n, c_mask, c_info, ws):
         order[fill[lows[k]]] = k
         fill[lows[k]] += 1
     return useful, joker_useful
+
+
+@kernel
+def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit):
+    """The value of disjoint candidates picked richest first (a natural run
+    first when ``need_natural``); -1 when ``need_natural`` finds none."""
+    total = 0
+    used = 0
+    need = need_natural
+    while True:
+        pick = -1
+        pick_value = 0
+        for k in range(n):
+            joker = c_info[k, I_JOKER]
+            size = c_info[k, I_SIZE]
+            if (c_mask[k] & ~lo) != ZERO or joker > jk or used + size > card_limit:
+                continue
+            if need and (joker or c_info[k, I_KIND] != KIND_RUN):
+                continue
+            value = c_info[k, I_POINTS] if objective == 0 else size
+            if value > pick_value:
+                pick = k
+                pick_value = value
+        if pick < 0:
+            return -1 if need else total
+        lo, hi = remove_mask(lo, hi, c_mask[pick])
+        jk -= c_info[pick, I_JOKER]
+        used += c_info[pick, I_SIZE]
+        total += pick_value
+        need = False
 
 
 @kernel
@@ -484,23 +524,33 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     wc, wf, wu = ws
     order = wc[1]
     first = wc[2]
+    cand_value = wc[4]
 
     f_lo = wu[0]
     f_hi = wu[1]
     f_jk = wf[0]
     f_nat = wf[1]
+    # The bound of each frame's hand, kept as the hand loses cards: it is
+    # additive over cards, so no frame walks its hand to compute it.
+    f_bound = wf[2]
     f_used = wf[3]
     f_val = wf[4]
     f_iter = wf[5]
     f_choice = wf[6]
 
-    best = target - 1
+    # A collection picked greedily (the richest meld that still fits, again
+    # and again) starts the search off with something to beat, so that
+    # poorer branches are cut at once. The first collection of the best value
+    # in search order is still the one found: until it is reached, everything
+    # recorded is worth less.
+    best = max(target, _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit)) - 1
     n_best = 0
     found = False
     d = 0
     f_lo[0] = lo
     f_hi[0] = hi
     f_jk[0] = jk
+    f_bound[0] = _bound(lo, hi, jk, objective)
     f_nat[0] = 1 if need_natural else 0
     f_used[0] = 0
     f_val[0] = 0
@@ -522,7 +572,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
                 d -= 1
                 continue
             room = card_limit - f_used[d]
-            bound = _bound(clo, f_hi[d], f_jk[d], objective)
+            bound = f_bound[d]
             if objective == 1 and bound > room:
                 bound = room
             if f_val[d] + bound <= best:
@@ -540,6 +590,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_lo[e] = nlo
             f_hi[e] = nhi
             f_jk[e] = f_jk[d]
+            f_bound[e] = f_bound[d] - (1 if objective == 1 else _card_value(c))
             f_nat[e] = f_nat[d]
             f_used[e] = f_used[d]
             f_val[e] = f_val[d]
@@ -564,6 +615,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_lo[e] = nlo
             f_hi[e] = nhi
             f_jk[e] = f_jk[d] - joker
+            f_bound[e] = f_bound[d] - (size if objective == 1 else cand_value[k])
             natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
             f_nat[e] = 1 if (f_nat[d] and not natural_run) else 0
             f_used[e] = f_used[d] + size
@@ -581,13 +633,13 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
 def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call.
 
-    ``[0]`` the candidates grouped by lowest card (:func:`_group`); ``[1]``
-    and ``[2]`` the depth-first search's frames (row 2 of ``[1]`` is spare),
+    ``[0]`` the candidates grouped by lowest card and their values
+    (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
     forced card's sub-search.
     """
     return (
-        np.zeros((4, MAX_CANDIDATES), dtype=np.int64),
+        np.zeros((5, MAX_CANDIDATES), dtype=np.int64),
         np.zeros((9, 64), dtype=np.int64),
         np.zeros((2, 64), dtype=np.uint64),
     )
@@ -614,6 +666,42 @@ def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
 def max_melded(lo, hi, jk, min_run, ace_high):
     """Most cards of a hand that disjoint melds can hold: the compiled ``max_melded_cards``."""
     return _best_alone(lo, hi, jk, min_run, ace_high, 1, False)
+
+
+@njit(cache=True, nogil=True)
+def best_openings(hands, decks, jokers, min_run, ace_high, need_natural, out):
+    """Best opening total of every hand of ``hands``, into ``out``: the batch ``best_opening``.
+
+    ``hands`` is int64 ``(n, k)``: each row a hand's card codes (52 a
+    joker), padded with -1. Scratch is allocated once for the whole batch.
+    Returns -1, or the first row that holds more than ``decks`` copies of a
+    natural card or more than ``jokers`` jokers (``out`` is then partly filled).
+    """
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    sel = np.empty(64, dtype=np.int64)
+    ws = workspace()
+    for i in range(hands.shape[0]):
+        lo = ZERO
+        hi = ZERO
+        jk = 0
+        for j in range(hands.shape[1]):
+            c = hands[i, j]
+            if c < 0:
+                continue
+            if c == JOKER:
+                jk += 1
+                continue
+            b = bit(c)
+            if hi & b or (decks == 1 and lo & b):
+                return i
+            lo, hi = add_card(lo, hi, c)
+        if jk > jokers:
+            return i
+        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        value, _ = search(lo, hi, jk, n, c_mask, c_info, 0, need_natural, -1, 1000, 0, sel, ws)
+        out[i] = max(value, 0)
+    return -1
 
 
 def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:

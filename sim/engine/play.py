@@ -30,9 +30,11 @@ from sim.engine.jit import kernel
 from sim.engine import params as P
 from sim.engine.melds import (
     I_JOKER,
+    I_KIND,
     I_POINTS,
     I_SIZE,
     JOKER,
+    KIND_RUN,
     MAX_CANDIDATES,
     N_INFO,
     ZERO,
@@ -342,7 +344,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
     return n + 1
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
     table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
@@ -375,19 +377,19 @@ def enumerate_actions(
                           forced, limit, _threshold(g, rules), out, ws)
         if value >= 0 and k > 0:
             n_before = n_act
-            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                   open_sel, open_n, 0, act, facts, n_act)
             if jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
                 # The same opening kept free of jokers, for players who hold them.
                 value, k = search(lo, hi, 0, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
                                   forced, limit, _threshold(g, rules), out, ws)
                 if value >= 0 and k > 0:
-                    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+                    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                           open_sel, open_n, OPEN_NO_JOKER, act, facts, n_act)
         if rules.lay_all_ignores_opening:
             value, k = search(lo, hi, jk, n_c, c_mask, c_info, 1, False, forced, limit, n_hand - 1, out, ws)
             if value >= 0 and k > 0:
-                n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, k,
+                n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                       open_sel, open_n, 1, act, facts, n_act)
     elif rules.game != P.GAME_CONTRAT:
         # New melds once opened (in contrat, after the contract, none).
@@ -446,14 +448,36 @@ def _table_holds_joker(g, table):
 
 
 @kernel
-def _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, sel, k, open_sel, open_n, which,
+def _richest_placement(c, n_c, c_mask, c_info):
+    """The candidate laying the cards of candidate ``c`` that is worth most to an opening.
+
+    A run's joker at one end may often stand at the other end instead, with
+    the same natural cards (both are candidates): an opening lays it where it
+    is worth more (docs/rules.md item 4); so too the ace of a 13-card run,
+    low or high. A search for the most cards laid sees no difference between
+    the two, so the choice is made here.
+    """
+    if c_info[c, I_KIND] != KIND_RUN:
+        return c
+    best = c
+    m = c_mask[c]
+    joker = c_info[c, I_JOKER]
+    for k in range(n_c):
+        if (c_mask[k] == m and c_info[k, I_JOKER] == joker and c_info[k, I_KIND] == KIND_RUN
+                and c_info[k, I_POINTS] > c_info[best, I_POINTS]):
+            best = k
+    return best
+
+
+@kernel
+def _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, sel, k, open_sel, open_n, which,
                   act, facts, n_act, may_empty=False):
     nlo, nhi, njk = lo, hi, jk
     cards = 0
     points = 0
     jokers = 0
     for i in range(k):
-        c = sel[i]
+        c = _richest_placement(sel[i], n_c, c_mask, c_info)
         nlo, nhi = remove_mask(nlo, nhi, c_mask[c])
         njk -= c_info[c, I_JOKER]
         cards += c_info[c, I_SIZE]
@@ -484,12 +508,12 @@ def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_m
     if cards < 0:
         return n_act
     n_before = n_act
-    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, sets + runs,
+    n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, sets + runs,
                           open_sel, open_n, 0, act, facts, n_act, whole)
     if jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
         cards, _ = search_contract(lo, hi, 0, n_c, c_mask, c_info, sets, runs, whole, forced, limit, out, ws)
         if cards >= 0:
-            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, c_mask, c_info, out, sets + runs,
+            n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, sets + runs,
                                   open_sel, open_n, OPEN_NO_JOKER, act, facts, n_act, whole)
     return n_act
 
@@ -1003,7 +1027,7 @@ def play_round(
     return winner, blocked, rami_sec
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
     """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
@@ -1211,7 +1235,9 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             row[R_WENT_OUT] = 1 if s == winner else 0
             row[R_RAMI_SEC] = 1 if (rami_sec and s == winner) else 0
             row[R_BLOCKED] = blocked
-            row[R_TURNS] = g[G_TURN] + 1 if blocked != BLOCK_TURN_CAP else g[G_TURN]
+            # A round stopped by the turn cap or a closed table stops before
+            # the next turn begins; any other ends in a turn begun.
+            row[R_TURNS] = g[G_TURN] if blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED else g[G_TURN] + 1
             row[R_TOTAL] = totals[s]
             row[R_TAKES] = seats[s, S_TAKES]
             row[R_HAND_VALUE] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)

@@ -20,7 +20,7 @@ from sim.rules.ruleset import (
 )
 from sim.rules.scoring import card_penalty, hand_penalty, round_scores
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 """Bumped whenever a rule's behaviour changes (never for a speed-up); stored with results."""
 
 __all__ = [

@@ -25,6 +25,9 @@ Choices where the documents leave room (each one the careful player's reading):
   ``flip_no_shuffle`` the player may take the discard top instead.
 * The turn cap counts completed turns of the round: once ``turn_cap`` turns
   are done the round must be blocked (``reason = "turn_cap"``).
+* An opening (a ``lay_all`` one and a contract too) lays a joker that could
+  stand at either end of its run at the end worth more (docs/rules.md item
+  4), so its recorded points are the most its melds are worth.
 * A table joker in a set may stand for any missing suit; ``stands_for`` must
   name one of them. A meld's ``cards`` must be written as docs/trace.md says
   (a run from its lowest rank up, a set by suit, the joker at its place).
@@ -797,6 +800,12 @@ class _Replay:
         all_cards: list[Card] = []
         for i, spec in enumerate(specs):
             cards, reading = self.read_meld(spec, f"open.melds[{i}]")
+            best = max(other.points for other in meld_readings(cards, r))
+            if reading.stands_for and reading.points != best:
+                _fail(
+                    f"{reading.text()} with the joker as {_text(reading.stands_for)} is worth {reading.points}; "
+                    f"an opening lays an ambiguous joker where it is worth most, {best} (item 4)"
+                )
             laid.append((spec.get("id"), reading))
             all_cards += cards
         self.take_from_hand(seat, all_cards)
