@@ -31,8 +31,9 @@ import numpy as np
 
 import strategies as strategy_lib
 from sim.engine import play as E
+from sim.api import resolve
 from sim.engine.params import kernel_rules
-from sim.rules import RULES_VERSION, as_ruleset
+from sim.rules import RULES_VERSION
 
 EXPECTED = Path(__file__).with_name("result_hashes.json")
 
@@ -61,8 +62,8 @@ CONFIGS = (
 
 def result_rows(config: Config) -> np.ndarray:
     """The engine's result rows of ``config``: int32, shape ``(rows, N_R)``."""
-    ruleset = as_ruleset(config.ruleset).replace(players=len(config.strategies))
-    chosen = [strategy_lib.get(s) for s in config.strategies]
+    # The strategies as simulate resolves them (expert plays its game's point).
+    ruleset, chosen = resolve(config.ruleset, list(config.strategies))
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     kr = kernel_rules(ruleset)
     chunks = []
