@@ -14,7 +14,7 @@ import numpy as np
 
 from sim import cards as cardlib
 from sim.engine.melds import JOKER, best_openings as _kernel_best_openings
-from sim.rules import Ruleset, as_ruleset
+from sim.rules import Ruleset, as_ruleset, max_hand_cards
 
 __all__ = ["best_openings"]
 
@@ -65,11 +65,18 @@ def best_openings(hands: np.ndarray | Sequence[str], ruleset: Ruleset | str = "r
     Raises
     ------
     ValueError
-        A code outside -1 .. 52, or a hand holding more copies of a card or
-        more jokers than the ruleset's deck holds (the row is named).
+        A code outside -1 .. 52, a hand holding more copies of a card or
+        more jokers than the ruleset's deck holds, or more cards than a hand
+        can hold (the row is named).
     """
     r = as_ruleset(ruleset)
     rows = _as_code_rows(hands)
+    # The same limit as the reference's (docs/rules.md item 33).
+    most = max_hand_cards(r)
+    sizes = (rows >= 0).sum(axis=1)
+    if sizes.size and sizes.max() > most:
+        i = int(np.argmax(sizes > most))
+        raise ValueError(f"hand {i} holds {sizes[i]} cards: a {r.game} hand holds at most {most}")
     out = np.zeros(rows.shape[0], dtype=np.int64)
     bad = _kernel_best_openings(rows, r.decks, r.n_jokers, r.min_run, r.ace_high, r.open_needs_natural_run, out)
     if bad >= 0:
