@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import sim
+import strategies as S
 from sim.cards import parse
 from sim.rules import meld_points, preset
 from sim.rules.replay import check_trace
@@ -51,7 +52,10 @@ def test_lay_all_opening_counts_the_end_joker_where_it_is_worth_most():
 
 def test_contract_counts_the_end_joker_where_it_is_worth_most():
     # Repro: deal 7's whole hand laid ★ 4♠ 5♠ 6♠ 7♠ 8♠ with the joker as 3♠ (73, not 79).
-    events = sim.play_traced("contrat", ["expert"] * 5, seed=10, game=184)
+    # The repro was found before expert had its own contrat point: it plays
+    # the Rami 51 point here, as it did then.
+    expert = S.get("expert").for_game("rami51")
+    events = sim.play_traced("contrat", [expert] * 5, seed=10, game=184)
     check_trace(events)
     event = events[394]
     assert event["type"] == "open"
@@ -99,8 +103,10 @@ def test_recorded_opening_points_count_every_joker_where_it_is_worth_most(name, 
 
 # ------------------------------------------------------------------- turns
 def test_table_closed_round_counts_only_turns_begun():
-    # Repro: game 1, round 0 was recorded with 59 turns against 20 + 19 + 19.
-    df = sim.simulate("contrat", ["cautious"] * 3, n_games=2, seed=1, workers=1)
+    # Repro: game 1, round 0 was recorded with 59 turns against 20 + 19 + 19
+    # (cautious then asked "Puis-je ?" in contrat as in Rami 51).
+    cautious = S.get("cautious").for_game("rami51")
+    df = sim.simulate("contrat", [cautious] * 3, n_games=2, seed=1, workers=1)
     rows = df.filter((pl.col("game") == 1) & (pl.col("round") == 0)).sort("seat")
     assert rows["blocked"][0] == "table_closed"
     assert rows["seat_turns"].to_list() == [20, 19, 19]
