@@ -180,8 +180,8 @@ class Position:
         """The decision whose first event is ``events[index]``, replayed by the engine.
 
         ``index`` is a ``deal`` (the round's first decision), a ``draw``, a
-        laying event (``open``, ``meld``, ``add``, ``recover``), a ``discard``
-        or a ``restock`` (the draw after it) of a trace from
+        laying event (``open``, ``meld``, ``add``, ``recover``), a ``discard``,
+        a ``restock`` (the draw it comes with) or a ``blocked`` (the round over) of a trace from
         :func:`sim.play_traced`. Raises ``ValueError`` for other events or when
         the engine does not replay the trace up to that point.
         """
@@ -196,7 +196,7 @@ class Position:
             raise ValueError(f"index must be an event of the trace, 1 .. {len(events) - 1}; got {index!r}")
         index = int(index)
         kind = events[index].get("type")
-        allowed = ("deal", "restock", *_EVENT_DECISION)
+        allowed = ("deal", "restock", "blocked", *_EVENT_DECISION)
         if kind not in allowed:
             raise ValueError(f"event {index} is a {kind}, not a decision: give a {', '.join(allowed)} event")
         deal = next(i for i in range(index, -1, -1) if events[i].get("type") in ("deal", "game_start"))
@@ -217,8 +217,12 @@ class Position:
         position._g[E.G_DETERMINISTIC] = 1 if head["deterministic"] else 0
         if kind == "deal":
             target, phase = events[deal:deal + 1], -1
+        elif kind == "restock" and r.stock_exhausted == "flip_no_shuffle":
+            target, phase = events[deal:index], K.PH_DRAW  # the pile is turned over by a draw from the stock
         elif kind == "restock":
             target, phase = events[deal:index + 1], K.PH_DRAW
+        elif kind == "blocked":
+            target, phase = events[deal:index], K.PH_END
         else:
             target, phase = events[deal:index], _EVENT_DECISION[kind]
         while True:
@@ -231,10 +235,10 @@ class Position:
                 raise ValueError(f"the trace cannot be replayed: at event {deal + at} the trace has {want}, "
                                  f"the engine plays {got[at]}")
             stage = int(position._ts[K.TS_PHASE])
-            if stage == K.PH_END:
-                raise ValueError(f"the trace cannot be replayed: the engine ends round {rnd} before event {index}")
             if len(got) == len(target) and (phase < 0 or stage == phase):
                 return position
+            if stage == K.PH_END:
+                raise ValueError(f"the trace cannot be replayed: the engine ends round {rnd} before event {index}")
             position._play_int(position._decide())
 
     # -------------------------------------------------------------- reading
@@ -319,6 +323,18 @@ class Position:
             return head + f", joker to {int(st.act[i, A_P4])}" + (f" {end}" if end else "")
         return f"action {t}"
 
+    def discard_facts(self) -> list[tuple[str, int, bool]]:
+        """At a discard: ``(card, penalty, fits)`` of each legal discard, as the strategies weigh them.
+
+        ``fits``: the card is a joker, sits in a meld of the hand, or the
+        player may add it to a table meld.
+        """
+        if self.decision != "discard":
+            return []
+        st = self._st
+        return [(_text(st.d_legal[i]), int(st.d_penalty[i]), bool(st.d_fits[i]))
+                for i in range(int(self._ts[K.TS_NDISCARD]))]
+
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may see now (see :class:`Observation`)."""
         n = self.ruleset.players
@@ -361,6 +377,17 @@ class Position:
         after._play_int(found[key])
         after._advance(-2)
         return after
+
+    def step(self) -> tuple[str, "Position"]:
+        """``(choice, next position)``: what the seat's own strategy plays here, and the position after it."""
+        if self.decision == "over":
+            raise ValueError("the round is over at this position")
+        after = self.copy()
+        choice = after._decide()
+        text = next(t for t, c in after._choices() if c == choice)
+        after._play_int(choice)
+        after._advance(-2)
+        return text, after
 
     def with_strategies(self, strategies: Sequence[str | strategy_lib.Strategy]) -> "Position":
         """A copy whose seats play ``strategies`` from now on (one per seat)."""

@@ -67,8 +67,9 @@ from sim.engine.jit import kernel
 from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
 from sim.engine.rng import below
 
-# The action and observation layouts are the engine's (sim.engine.layout).
-from sim.engine.layout import (
+# The action and observation layouts are the engine's (sim.engine.layout),
+# re-exported here for the policies written against this module.
+from sim.engine.layout import (  # noqa: F401
     A_P1, A_P2, A_P3, A_P4, A_P5, A_TYPE, ACT_ADD, ACT_MELD, ACT_OPEN, ACT_RECOVER, ACT_STOP, F_CARDS, F_JOKERS,
     F_LEFT, F_POINTS, N_FACTS, N_PUB, N_VIEW, OPEN_ALL, OPEN_BEST, OPEN_NO_JOKER, PUB_OPENED, PUB_PILE, PUB_TABLE,
     PUB_TOOK, V_ACCEPT, V_ACCEPT_JOKER, V_ACE_HIGH, V_DECKS, V_HAND, V_JOKERS, V_MIN_RUN, V_NEXT, V_OPENED, V_SEAT,
