@@ -104,7 +104,9 @@ class Rollout:
             diff = "best" if c.best else f"{c.diff:+7.2f} [{dlo:+.2f}, {dhi:+.2f}]"
             dropped = f"  dropped after {c.dropped_after} trials" if c.dropped_after is not None else ""
             lines.append(f"  {c.choice:<28} {c.points:7.2f} [{lo:.2f}, {hi:.2f}]  out {c.p_out:5.1%}  {diff}{dropped}")
-        if self.variance_reduction is not None:
+        if self.variance_reduction is None:
+            lines.append("  paired differences: no variance (the trials all played out alike)")
+        else:
             lines.append(f"  paired differences: variance {self.variance_reduction:.1f} times smaller than "
                          "for independent trials")
         return "\n".join(lines)
