@@ -25,6 +25,7 @@ from sim import rules
 from sim.engine import melds as M
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.position import Position
+from sim.rollouts import Rollout, rollout
 from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score
 
 __all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "advise", "describe"]
@@ -136,6 +137,9 @@ class Advice:
         The table's melds once the advised turn is over, by meld id.
     discard_take : str
         The ruleset's ``discard_take`` knob (when the pile's top may be taken).
+    rollouts : tuple of Rollout
+        With ``rollouts=N``: every legal discard of the advised turn rolled
+        out ``N`` times, in belief and in clairvoyant mode (:func:`sim.rollout`).
     """
 
     seat: int
@@ -160,6 +164,7 @@ class Advice:
     discards: tuple[DiscardOption, ...]
     tables: tuple[str, ...] = ()
     discard_take: str = "must_use"
+    rollouts: tuple[Rollout, ...] = ()
 
     @property
     def discarded(self) -> DiscardOption | None:
@@ -191,6 +196,7 @@ class Advice:
                 mark = "  <- thrown" if d.chosen else ""
                 lines.append(f"    {d.card:>3}  penalty {d.penalty:>2}  fits {d.fits:<18}  near {d.near:4.1f}"
                              f"  feeds {d.feeds:3.1f}  {score}{mark}".rstrip())
+        lines.extend(str(r) for r in self.rollouts)
         return "\n".join(lines)
 
     def _highest(self) -> bool:
@@ -438,7 +444,8 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
 # -------------------------------------------------------------------- advise
 
 
-def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strategy_lib.Strategy = "expert") -> Advice:
+def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strategy_lib.Strategy = "expert",
+           rollouts: int = 0, rollout_seed: int = 0) -> Advice:
     """What ``strategy`` plays at the start of the turn containing event ``index``, and why.
 
     Parameters
@@ -454,6 +461,10 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         The strategy the seat to move plays in the advised turn: a name,
         ``"name:param=value,..."`` or a :class:`strategies.Strategy`. The
         other seats keep theirs (a ``may_i`` of theirs may be part of the turn).
+    rollouts : int
+        When above 0, roll every legal discard of the advised turn out this
+        many times, in belief and in clairvoyant mode, seeded ``rollout_seed``
+        (the seat plays ``strategy`` for the rest of the round, the others theirs).
 
     Returns
     -------
@@ -467,6 +478,8 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         replay the trace exactly up to the position (another engine version,
         an edited trace).
     """
+    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 0:
+        raise ValueError(f"rollouts must be a whole number >= 0, got {rollouts!r}")
     events = list(events)
     head = _header(events)
     deal, turns, start = _locate(events, index)
@@ -526,8 +539,12 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         threshold = int(seen.view[V_THRESHOLD])
 
     discards: tuple[DiscardOption, ...] = ()
+    rolled: tuple[Rollout, ...] = ()
     if at_discard is not None and thrown is not None:
         discards = _discard_options(at_discard, seat, thrown, advised, r)
+        if rollouts:
+            rolled = tuple(rollout(at_discard, n=rollouts, mode=mode, seed=rollout_seed)
+                           for mode in ("belief", "clairvoyant"))
 
     return Advice(
         seat=seat, round=rnd, turn=turn, index=int(index), start=start,
@@ -536,7 +553,7 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         played=tuple(events[start:_turn_end(events, start)]), outcome=outcome,
         hand_after_draw=cardlib.format(after_draw), melds=melds, opening=opening, threshold=threshold,
         contract=contract, contract_ready=contract_ready, draw=draw, discards=discards,
-        tables=position.observe(seat).table, discard_take=r.discard_take,
+        tables=position.observe(seat).table, discard_take=r.discard_take, rollouts=rolled,
     )
 
 

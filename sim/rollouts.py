@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 import numpy as np
@@ -61,7 +61,8 @@ class ChoiceValue:
     """One choice's rollout value for the seat to move.
 
     ``points`` is the mean round points of the seat over ``trials`` trials,
-    ``points_ci`` its 95% interval; ``p_out`` how often the seat went out;
+    ``points_ci`` its 95% interval; ``p_out`` how often the seat went out
+    (``p_out_ci`` its interval);
     ``diff`` the mean paired difference ``points - points of the best``
     and ``diff_ci`` its interval (``(0, 0)`` for the best itself);
     ``dropped_after`` the trials after which the choice was dropped as
@@ -73,6 +74,7 @@ class ChoiceValue:
     points: float
     points_ci: tuple[float, float]
     p_out: float
+    p_out_ci: tuple[float, float]
     diff: float
     diff_ci: tuple[float, float]
     best: bool
@@ -92,18 +94,28 @@ class Rollout:
     choices: tuple[ChoiceValue, ...]
     variance_reduction: float | None
     method: str
-    points: np.ndarray  # float64 (choices, trials): the seat's points per trial, NaN where not played
+    points: np.ndarray = field(repr=False)  # float64 (choices, trials): the seat's points per trial, NaN: not played
+
+    def to_dict(self) -> dict:
+        """The result without the per-trial points, for JSON."""
+        return {"seat": self.seat, "decision": self.decision, "mode": self.mode, "seed": self.seed,
+                "trials": self.trials, "lower_is_better": self.lower_is_better, "method": self.method,
+                "variance_reduction": self.variance_reduction,
+                "choices": [dict(c.__dict__) for c in self.choices]}
 
     def __str__(self) -> str:
         better = "lower" if self.lower_is_better else "higher"
         lines = [f"Rollout of seat {self.seat}'s {self.decision} ({self.mode}, {self.trials} trials, seed {self.seed};"
-                 f" round points, {better} is better; intervals 95% over trials, {self.method})"]
+                 f" round points, {better} is better; 95% intervals over trials, each a re-deal and a future;"
+                 f" {self.method})"]
         for c in self.choices:
             lo, hi = c.points_ci
             dlo, dhi = c.diff_ci
             diff = "best" if c.best else f"{c.diff:+7.2f} [{dlo:+.2f}, {dhi:+.2f}]"
             dropped = f"  dropped after {c.dropped_after} trials" if c.dropped_after is not None else ""
-            lines.append(f"  {c.choice:<28} {c.points:7.2f} [{lo:.2f}, {hi:.2f}]  out {c.p_out:5.1%}  {diff}{dropped}")
+            plo, phi = c.p_out_ci
+            lines.append(f"  {c.choice:<28} {c.points:7.2f} [{lo:.2f}, {hi:.2f}]  out {c.p_out:5.1%} "
+                         f"[{plo:.1%}, {phi:.1%}]  {diff}{dropped}")
         if self.variance_reduction is None:
             lines.append("  paired differences: no variance (the trials all played out alike)")
         else:
@@ -305,8 +317,9 @@ def _summarise(root: Position, wanted: list[str], points: np.ndarray, out: np.nd
             if trials >= 2:
                 independent += float(x.var(ddof=1) + points[best, :trials].var(ddof=1))
                 paired += float(d.var(ddof=1))
-        values.append(ChoiceValue(wanted[j], int(trials), mean, (lo, hi), float(out[j, :trials].mean()), diff, dci,
-                                  j == best, dropped[j]))
+        p, plo, phi = _interval(out[j, :trials].astype(np.float64), z)
+        values.append(ChoiceValue(wanted[j], int(trials), mean, (lo, hi), p, (max(plo, 0.0), min(phi, 1.0)), diff,
+                                  dci, j == best, dropped[j]))
     values.sort(key=lambda v: (v.dropped_after is not None, v.diff if lower else -v.diff))
     reduction = independent / paired if paired > 0 else None
     return Rollout(seat=root.seat, decision=root.decision, mode=mode, seed=int(seed), trials=int(done),

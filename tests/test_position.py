@@ -134,3 +134,36 @@ def test_clairvoyant_with_one_trial_reproduces_the_traced_round(trace):
     round_end = next(x for x in trace[end:] if x["type"] == "round_end")
     assert result.choices[0].points == round_end["points"][e["seat"]]
     assert result.choices[0].p_out == (1.0 if round_end["winner"] == e["seat"] else 0.0)
+
+
+def test_a_rollout_stopped_by_width_drops_the_choices_clearly_behind(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    position = Position.from_trace(trace, i)
+    result = rollout(position, n=400, seed=2, width=40.0, batch=50)
+    assert result.method.startswith("stopped at ") and result.trials <= 400
+    best = result.choices[0]
+    assert best.best and best.diff == 0.0
+    for c in result.choices[1:]:
+        lo, hi = c.diff_ci
+        if c.dropped_after is not None:
+            assert lo > 0  # dropped only when wholly behind the best
+        else:
+            assert lo <= c.diff <= hi
+    assert "dropped after" in str(result) or all(c.dropped_after is None for c in result.choices)
+    with pytest.raises(ValueError, match="mode must be one of belief, clairvoyant"):
+        rollout(position, mode="psychic")
+
+
+def test_rami_rollout_and_advise_with_rollouts_print_every_discard_in_both_modes(trace):
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    args = ["--strategies", "expert,expert,expert,expert", "--seed", "3"]
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    result = CliRunner().invoke(main, ["rollout", *args, "--event", str(i), "--trials", "20"])
+    assert result.exit_code == 0, result.output
+    assert "(belief, 20 trials" in result.output and "(clairvoyant, 20 trials" in result.output
+    advised = sim.advise(trace, i, "expert", rollouts=20)
+    rolled = {r.mode: {c.choice for c in r.choices} for r in advised.rollouts}
+    assert rolled["belief"] == rolled["clairvoyant"] == {d.card for d in advised.discards}
