@@ -6,18 +6,11 @@ by :func:`play_game`, which writes one result row per round and seat and,
 when tracing, every event (see ``docs/trace.md``; :mod:`sim.trace` turns the
 event rows into dicts).
 
-State of a round, all arrays so that helpers can update it in place:
-
-``h_lo``, ``h_hi``, ``h_jk``, ``h_n``
-    each seat's hand (see :mod:`sim.engine.melds`) and its card count;
-``seats``
-    per seat facts (``S_*`` columns);
-``table``, ``owner``
-    the melds on the table (``melds.I_*`` columns) and who laid them;
-``stock``, ``pile``
-    card codes; the stock's top is its last used slot, so is the pile's;
-``g``
-    round scalars (``G_*``).
+The state of a round is a :class:`sim.engine.state.RoundState` (its fields
+and the ``S_*`` and ``G_*`` columns are documented there), unpacked here
+into its arrays so that helpers update them in place; the round scalars are
+the array ``g``. :mod:`sim.engine.position` plays the same turn one decision
+at a time.
 """
 
 from __future__ import annotations
