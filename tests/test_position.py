@@ -167,3 +167,25 @@ def test_rami_rollout_and_advise_with_rollouts_print_every_discard_in_both_modes
     advised = sim.advise(trace, i, "expert", rollouts=20)
     rolled = {r.mode: {c.choice for c in r.choices} for r in advised.rollouts}
     assert rolled["belief"] == rolled["clairvoyant"] == {d.card for d in advised.discards}
+
+
+@pytest.mark.parametrize("preset, seating", [("contrat", ["greedy"] * 3), ("basic", ["greedy", "random"])])
+def test_every_kind_of_decision_applies_and_replays_in_every_game(preset, seating):
+    events = sim.play_traced(preset, seating, seed=5, max_rounds=1)
+    kinds = {"draw": "draw", "open": "lay", "meld": "lay", "add": "lay", "recover": "lay", "discard": "discard"}
+    seen = set()
+    for i, e in enumerate(events):
+        kind = kinds.get(e["type"])
+        if kind is None or kind in seen:
+            continue
+        position = Position.from_trace(events, i)
+        choices = position.legal_choices()
+        if len(choices) < 2:
+            continue
+        seen.add(kind)
+        assert position.decision == kind
+        deal = max(j for j in range(i) if events[j]["type"] == "deal")
+        for choice in choices[:3]:
+            after = position.apply(choice)
+            _checks_up_to_its_end(events[:deal] + after.events + list(after.play_out().events))
+    assert seen == {"draw", "lay", "discard"}
