@@ -224,6 +224,9 @@ def rollout(
         raise ValueError(f"width must be a positive number of points, got {width!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    for name, value in (("batch", batch), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
     if position.decision == "over":
         raise ValueError("the round is over at this position: there is no choice to roll out")
     root = position.with_strategies(strategies) if strategies is not None else position
