@@ -105,9 +105,9 @@ class Rollout:
 
     def __str__(self) -> str:
         better = "lower" if self.lower_is_better else "higher"
+        trial = "a re-deal and a future" if self.mode == "belief" else "a future of the true deal"
         lines = [f"Rollout of seat {self.seat}'s {self.decision} ({self.mode}, {self.trials} trials, seed {self.seed};"
-                 f" round points, {better} is better; 95% intervals over trials, each a re-deal and a future;"
-                 f" {self.method})"]
+                 f" round points, {better} is better; 95% intervals over trials, each {trial}; {self.method})"]
         for c in self.choices:
             lo, hi = c.points_ci
             dlo, dhi = c.diff_ci
