@@ -4,7 +4,9 @@
 pure-Python rules reference; :func:`simulate` plays many games with the
 compiled engine (or writes them to a results dataset that :func:`load`
 reads back) and :func:`play_traced` records every event of one;
-:func:`advise` explains what a strategy plays at a position of such a trace.
+:func:`advise` explains what a strategy plays at a position of such a trace;
+a :class:`Position` stops a round at a decision and :func:`rollout` plays
+each of its choices out on the same futures.
 """
 
 from importlib import metadata as _metadata
@@ -13,8 +15,8 @@ from typing import Any
 from sim import cards, rules
 
 __all__ = [
-    "GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards", "compare",
-    "game_summary", "load", "play_traced", "rules", "simulate", "tournament",
+    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
+    "compare", "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "tournament",
 ]
 
 try:
@@ -41,6 +43,14 @@ def __getattr__(name: str) -> Any:
         from sim import openings
 
         return openings.best_openings
+    if name == "Position":
+        from sim import position
+
+        return position.Position
+    if name == "rollout":
+        from sim import rollouts
+
+        return rollouts.rollout
     if name == "advise":
         from sim import advice
 

@@ -22,38 +22,14 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules
-from sim.api import scripted_deal
 from sim.engine import melds as M
-from sim.engine import play as E
-from sim.engine.params import kernel_rules
-from sim.trace import events_to_dicts, meld_cards
-from strategies.policies import (
-    KIND_HEURISTIC,
-    KIND_RANDOM,
-    N_VIEW,
-    P_DISCARD,
-    P_FEED_WEIGHT,
-    P_NEAR_WEIGHT,
-    PUB_PILE,
-    V_ACE_HIGH,
-    V_DECKS,
-    V_MIN_RUN,
-    V_NEXT,
-    V_SEAT,
-    feeds,
-    near_score,
-)
+from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
+from sim.position import Position
+from sim.rollouts import Rollout, rollout
+from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score
 
 __all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "advise", "describe"]
 
-_OUTCOMES = {
-    E.TURN_NEXT: "next",
-    E.TURN_OUT: "out",
-    E.TURN_BLOCKED: "blocked: stock",
-    E.TURN_CAP: "blocked: turn_cap",
-    E.TURN_CYCLE: "blocked: cycle",
-    E.TURN_CLOSED: "blocked: table_closed",
-}
 _KINDS = {KIND_HEURISTIC: "heuristic", KIND_RANDOM: "random"}
 _NOT_IN_A_TURN = ("game_start", "round_end", "game_end", "blocked")
 _MELDS_SHOWN = 8
@@ -161,6 +137,9 @@ class Advice:
         The table's melds once the advised turn is over, by meld id.
     discard_take : str
         The ruleset's ``discard_take`` knob (when the pile's top may be taken).
+    rollouts : tuple of Rollout
+        With ``rollouts=N``: every legal discard of the advised turn rolled
+        out ``N`` times, in belief and in clairvoyant mode (:func:`sim.rollout`).
     """
 
     seat: int
@@ -185,6 +164,7 @@ class Advice:
     discards: tuple[DiscardOption, ...]
     tables: tuple[str, ...] = ()
     discard_take: str = "must_use"
+    rollouts: tuple[Rollout, ...] = ()
 
     @property
     def discarded(self) -> DiscardOption | None:
@@ -216,6 +196,7 @@ class Advice:
                 mark = "  <- thrown" if d.chosen else ""
                 lines.append(f"    {d.card:>3}  penalty {d.penalty:>2}  fits {d.fits:<18}  near {d.near:4.1f}"
                              f"  feeds {d.feeds:3.1f}  {score}{mark}".rstrip())
+        lines.extend(str(r) for r in self.rollouts)
         return "\n".join(lines)
 
     def _highest(self) -> bool:
@@ -332,24 +313,18 @@ def describe(event: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- the position
 
 
-def _codes(lo: Any, hi: Any, jk: Any) -> list[int]:
-    lo, hi = int(lo), int(hi)
-    codes = []
-    for c in range(52):
-        codes += [c] * ((lo >> c & 1) + (hi >> c & 1))
-    return codes + [int(cardlib.JOKER)] * int(jk)
-
-
-def _event_rows(event: dict[str, Any]) -> int:
-    """Kernel event rows behind one event dict (to size the replay's buffer)."""
-    t = event.get("type")
-    if t == "deal":
-        return 1 + sum(len(h.split()) for h in event["hands"]) + len(event["stock"].split()) + 1
-    if t == "restock":
-        return 1 + len(event["stock"].split()) + len(event["pile"].split())
-    if t == "open":
-        return 1 + len(event["melds"])
-    return 1
+def _masks(hand: Sequence[int]) -> tuple[np.uint64, np.uint64, int]:
+    """The engine's hand words ``(lo, hi, jokers)`` of a list of card codes."""
+    lo = hi = 0
+    jk = 0
+    for c in hand:
+        if c == int(cardlib.JOKER):
+            jk += 1
+        elif lo >> c & 1:
+            hi |= 1 << c
+        else:
+            lo |= 1 << c
+    return np.uint64(lo), np.uint64(hi), jk
 
 
 def _locate(events: Sequence[dict[str, Any]], index: int) -> tuple[int, int, int]:
@@ -398,186 +373,63 @@ def _header(events: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return head
 
 
-class _Position:
-    """The engine's state at the start of a turn: the arguments of ``step_turn``."""
-
-    def __init__(self, kr, kinds, params, buffers, g, policy_rng, deck_rng):
-        self.kr, self.kinds, self.params = kr, kinds, params
-        self.buffers, self.g, self.policy_rng, self.deck_rng = buffers, g, policy_rng, deck_rng
-
-    def copy(self) -> "_Position":
-        return _Position(self.kr, self.kinds.copy(), self.params.copy(), tuple(b.copy() for b in self.buffers),
-                         self.g.copy(), self.policy_rng.copy(), self.deck_rng.copy())
-
-    @property
-    def seat(self) -> int:
-        return int((self.g[E.G_FIRST] + self.g[E.G_TURN]) % self.kr.players)
-
-    def step(self, ws, rows: int) -> tuple[int, np.ndarray]:
-        """Play the next turn recording its events: ``(TURN_* status, event rows)``."""
-        ev = np.zeros((rows, E.N_EV), dtype=np.int32)
-        self.g[E.G_TRACE] = 1
-        self.g[E.G_NEV] = 0
-        status = E.step_turn(self.kr, self.kinds, self.params, self.buffers, ws, self.g, ev, self.policy_rng,
-                             self.deck_rng)
-        if self.g[E.G_OVERFLOW]:
-            raise RuntimeError(f"a turn recorded more than {rows} event rows")
-        return int(status), ev[: self.g[E.G_NEV]]
-
-
-def _rebuild(events: Sequence[dict[str, Any]], head: dict[str, Any], r: rules.Ruleset, deal: int, turns: int,
-             start: int, ws) -> _Position:
-    """Replay the round of ``events[deal]`` for ``turns`` turns; check it matches the trace."""
-    kr = kernel_rules(r)
-    try:
-        chosen = [strategy_lib.get(s).for_game(r.game) for s in head["strategies"]]
-    except ValueError as exc:
-        raise ValueError(f"the trace cannot be replayed: {exc}") from None
-    if len(chosen) != r.players:
-        raise ValueError(f"the trace names {len(chosen)} strategies for {r.players} players")
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    d = events[deal]
-    rnd, seed, game = int(d["round"]), np.uint64(head["seed"]), int(head["game"])
-    if d.get("first") != rnd % r.players:
-        raise ValueError(f"the trace cannot be replayed: round {rnd} starts with seat {d.get('first')}, "
-                         f"the engine's first player is seat {rnd % r.players}")
-    try:
-        order = scripted_deal(r, d["hands"], d["pile"], d["stock"], 0, rnd)
-    except (KeyError, ValueError) as exc:
-        raise ValueError(f"the trace cannot be replayed: the deal of event {deal} is not a deal: {exc}") from None
-    rows = sum(_event_rows(e) for e in events[deal:start]) + 16
-    ev = np.zeros((rows, E.N_EV), dtype=np.int32)
-    g = np.zeros(E.N_G, dtype=np.int64)
-    g[E.G_TRACE] = 1
-    buffers = E.make_buffers()
-    policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
-    deck_rng = np.zeros(1, dtype=np.uint64)
-    E.start_round(kr, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, order)
-    # A shuffled deal moved the round's deck stream on, and a later reshuffle
-    # of the stock draws from it; a scripted deal did not: deal the round
-    # shuffled too and keep its stream when that is the trace's deal.
-    shuffled = E.make_buffers()
-    g_shuffled = np.zeros(E.N_G, dtype=np.int64)
-    rng_shuffled = np.zeros(E.MAX_SEATS, dtype=np.uint64)
-    deck_shuffled = np.zeros(1, dtype=np.uint64)
-    E.start_round(kr, game, seed, rnd, shuffled, g_shuffled, ev[:0], rng_shuffled, deck_shuffled,
-                  np.zeros(0, dtype=np.int64))
-    if all(np.array_equal(shuffled[i], buffers[i]) for i in (0, 1, 2, 3, 7, 8)):
-        deck_rng[:] = deck_shuffled
-    # As play_game does: deterministic tables stop a repeating round.
-    g[E.G_DETERMINISTIC] = 1 if head["deterministic"] else 0
-    position = _Position(kr, kinds, params, buffers, g, policy_rng, deck_rng)
-    for turn in range(turns):
-        status = E.step_turn(kr, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng)
-        if status != E.TURN_NEXT or g[E.G_OVERFLOW]:
-            raise ValueError(f"the trace cannot be replayed: the engine ends round {rnd} at its turn {turn} "
-                             f"({_OUTCOMES.get(int(status), status)}), the trace plays on")
-    rebuilt = events_to_dicts(ev[: g[E.G_NEV]], r.players)
-    expected = list(events[deal:start])
-    for i, (got, want) in enumerate(zip(rebuilt, expected)):
-        if got != want:
-            raise ValueError(f"the trace cannot be replayed: at event {deal + i} the trace has {want}, "
-                             f"the engine plays {got}")
-    if len(rebuilt) != len(expected):
-        raise ValueError(f"the trace cannot be replayed: the engine records {len(rebuilt)} events for the first "
-                         f"{turns} turns of round {rnd}, the trace {len(expected)}")
-    return position
-
-
 # ------------------------------------------------------------------ the reasons
 
 
-def _draw_reason(before: _Position, moves: list[dict[str, Any]], seat: int, r: rules.Ruleset, ws) -> DrawReason:
+def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: rules.Ruleset) -> DrawReason:
     """The draw, whether the pile's top could be taken, and the three facts of ``choose_take`` about it."""
     draw = next((m for m in moves if m["type"] == "draw" and m["seat"] == seat), None)
-    h_lo, h_hi, h_jk = before.buffers[0], before.buffers[1], before.buffers[2]
-    seats, pile, pub = before.buffers[4], before.buffers[8], before.buffers[20].copy()
-    g = before.g
-    n_pile = int(g[E.G_PILE])
     source = None if draw is None else draw["source"]
     card = None if draw is None else draw["card"]
-    if n_pile == 0:
+    seen = before.observe(seat)
+    pile = cardlib.parse(seen.pile)
+    if not pile:
         return DrawReason(source, card, None, False, False, False, 0.0)
-    top = int(pile[n_pile - 1])
-    if any(m["type"] == "restock" for m in moves[:1]) and r.stock_exhausted != "flip_no_shuffle":
-        # The stock was rebuilt before the draw: only the top stays in the pile.
-        pub[PUB_PILE, :] = 0
-        pub[PUB_PILE, top] = 1
-    lo, hi, jk = h_lo[seat], h_hi[seat], int(h_jk[seat])
+    top = int(pile[-1])
+    lo, hi, jk = _masks([int(c) for c in cardlib.parse(seen.hand)])
+    view = seen.view
     if top == int(cardlib.JOKER):
         completes = bool(M.joker_in_meld(lo, r.min_run, r.ace_high))
-        on_table = g[E.G_ACCEPT_JOKER] == 1
+        on_table = view[V_ACCEPT_JOKER] == 1
     else:
         completes = bool(M.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
-        on_table = (int(g[E.G_ACCEPT]) >> top) & 1 == 1
-    can_add = bool(seats[seat, E.S_OPENED]) or r.add_before_opening
-    view = np.zeros(N_VIEW, dtype=np.int64)
-    view[V_SEAT], view[V_NEXT] = seat, (seat + 1) % r.players
-    view[V_DECKS], view[V_MIN_RUN], view[V_ACE_HIGH] = r.decks, r.min_run, int(r.ace_high)
-    near = float(near_score(top, lo, hi, pub, view))
-    # The engine's own check of the take (its scratch arrays are copies).
-    b = tuple(x.copy() for x in before.buffers)
-    may_take = False
-    if draw is not None:
-        may_take, _, _ = E._take_status(before.kr, g.copy(), seat, top, bool(seats[seat, E.S_OPENED]), lo, hi,
-                                        h_jk[seat], before.buffers[3][seat], b[5], b[9], b[10], b[11], b[12],
-                                        b[17], b[18], b[13], b[14], b[15], b[16], ws)
-    return DrawReason(source, card, cardlib.Card(top).text(), bool(may_take), completes,
-                      bool(can_add and on_table), near)
+        on_table = (int(view[V_ACCEPT]) >> top) & 1 == 1
+    can_add = seen.opened[seat] or r.add_before_opening
+    near = float(near_score(top, lo, hi, seen.pub, view))
+    may_take = draw is not None and any(c.startswith("take ") for c in before.legal_choices())
+    return DrawReason(source, card, cardlib.Card(top).text(), may_take, completes, bool(can_add and on_table), near)
 
 
-def _discard_options(after: _Position, seat: int, thrown: int, taken: int, strategy: strategy_lib.Strategy,
+def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_lib.Strategy,
                      r: rules.Ruleset) -> tuple[DiscardOption, ...]:
-    """Every legal discard of the hand just before the discard, weighed as ``choose_discard`` does.
-
-    ``after`` is the position once the turn is over: the hand is its hand
-    plus ``thrown``, the public counts its counts less ``thrown`` on the pile;
-    the last meld enumeration of the turn (``c_mask``, ``c_info``) is the
-    one the engine's discard read, of this very hand.
-    """
-    b, g = after.buffers, after.g
-    lo, hi, jk = int(b[0][seat]), int(b[1][seat]), int(b[2][seat])
-    if thrown == int(cardlib.JOKER):
-        jk += 1
-    elif lo >> thrown & 1:
-        hi |= 1 << thrown
-    else:
-        lo |= 1 << thrown
-    pub = b[20].copy()
-    pub[PUB_PILE, thrown] -= 1
-    view = b[21]
-    c_mask, c_info = b[9], b[10]
-    in_meld = 0
-    for k in range(int(g[E.G_NCAND])):
-        if c_info[k, M.I_JOKER] <= jk:
-            in_meld |= int(c_mask[k])
-    can_add = bool(b[4][seat, E.S_OPENED]) or r.add_before_opening
-    table_mask, joker_fits = int(g[E.G_ACCEPT]), g[E.G_ACCEPT_JOKER] == 1
-    codes = [c for c in range(52) if lo >> c & 1] + ([int(cardlib.JOKER)] if jk else [])
-
-    def on_table(code: int) -> bool:
-        return bool(joker_fits) if code == int(cardlib.JOKER) else bool(table_mask >> code & 1)
-
-    legal = [c for c in codes if c != taken and not (r.discard_playable == "forbidden" and on_table(c))]
-    if not legal:
-        legal = [c for c in codes if c != taken]
+    """Every legal discard at the discard decision ``at``, weighed as ``choose_discard`` does."""
+    seen = at.observe(seat)
+    hand = [int(c) for c in cardlib.parse(seen.hand)]
+    lo_w, hi_w, _ = _masks(hand)
+    pub, view = seen.pub, seen.view
+    table_mask, joker_fits = int(view[V_ACCEPT]), view[V_ACCEPT_JOKER] == 1
+    can_add = seen.opened[seat] or r.add_before_opening
+    in_melds = set()
+    for codes in rules.candidate_melds(hand, r):
+        in_melds.update(codes)
     vector = strategy.vector()
     mode = vector[P_DISCARD]
-    lo_w, hi_w = np.uint64(lo), np.uint64(hi)
     nxt = int(view[V_NEXT])
     options = []
-    for code in legal:
+    for text, penalty, fits in at.discard_facts():
+        code = int(cardlib.parse(text)[0])
         is_joker = code == int(cardlib.JOKER)
-        penalty = rules.card_penalty(code, r)
-        sits = is_joker or bool(in_meld >> code & 1)
-        fits_table = can_add and on_table(code)
+        on_table = bool(joker_fits) if is_joker else bool(table_mask >> code & 1)
+        fits_table = bool(can_add and on_table)
+        # The engine's fact folds "in a meld of the hand" and "fits the table" together.
+        sits = is_joker or (fits and (not fits_table or code in in_melds))
         near = float(near_score(code, lo_w, hi_w, pub, view))
         fed = float(feeds(code, nxt, pub, view, np.uint64(table_mask), bool(joker_fits)))
         score = None
         if strategy.kind == KIND_HEURISTIC:
             # The very arithmetic of choose_discard, in its order.
             score = float(penalty)
-            if sits or fits_table:
+            if fits:
                 score -= 1000.0
             if mode >= 1:
                 score -= vector[P_NEAR_WEIGHT] * near
@@ -585,26 +437,15 @@ def _discard_options(after: _Position, seat: int, thrown: int, taken: int, strat
                 score -= vector[P_FEED_WEIGHT] * fed
             if is_joker:
                 score -= 5000.0
-        options.append(DiscardOption(cardlib.Card(code).text(), penalty, sits, fits_table, near, fed, score,
-                                     code == thrown))
+        options.append(DiscardOption(text, penalty, sits, fits_table, near, fed, score, text == thrown))
     return tuple(options)
-
-
-def _table_texts(position: _Position) -> tuple[str, ...]:
-    table = position.buffers[5]
-    out = []
-    for m in range(int(position.g[E.G_MELDS])):
-        row = table[m]
-        text, _ = meld_cards(int(row[M.I_KIND]), int(row[M.I_KEY]), int(row[M.I_START]), int(row[M.I_END]),
-                             int(row[M.I_JPOS]), int(row[M.I_JOKER]))
-        out.append(text)
-    return tuple(out)
 
 
 # -------------------------------------------------------------------- advise
 
 
-def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strategy_lib.Strategy = "expert") -> Advice:
+def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strategy_lib.Strategy = "expert",
+           rollouts: int = 0, rollout_seed: int = 0) -> Advice:
     """What ``strategy`` plays at the start of the turn containing event ``index``, and why.
 
     Parameters
@@ -620,6 +461,10 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         The strategy the seat to move plays in the advised turn: a name,
         ``"name:param=value,..."`` or a :class:`strategies.Strategy`. The
         other seats keep theirs (a ``may_i`` of theirs may be part of the turn).
+    rollouts : int
+        When above 0, roll every legal discard of the advised turn out this
+        many times, in belief and in clairvoyant mode, seeded ``rollout_seed``
+        (the seat plays ``strategy`` for the rest of the round, the others theirs).
 
     Returns
     -------
@@ -633,6 +478,8 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         replay the trace exactly up to the position (another engine version,
         an edited trace).
     """
+    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 0:
+        raise ValueError(f"rollouts must be a whole number >= 0, got {rollouts!r}")
     events = list(events)
     head = _header(events)
     deal, turns, start = _locate(events, index)
@@ -641,54 +488,79 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     except (TypeError, rules.RulesetError) as exc:
         raise ValueError(f"the trace cannot be replayed: its ruleset is not valid: {exc}") from None
     advised = strategy_lib.get(strategy).for_game(r.game)
-    ws = M.workspace()
-    before = _rebuild(events, head, r, deal, turns, start, ws)
-    seat = before.seat
+    first = start if turns > 0 or events[start]["type"] == "blocked" else deal
+    if events[first]["type"] not in ("deal", "restock", "blocked", "draw", "open", "meld", "add", "recover",
+                                     "discard"):
+        raise ValueError(f"the trace cannot be replayed: turn {turns} of round {events[deal]['round']} "
+                         f"starts with a {events[first]['type']}")
+    before = Position.from_trace(events, first)
+    seat = before.seat if before.decision != "over" else _mover(events, start)
     rnd = int(events[deal]["round"])
-    after = before.copy()
-    after.kinds[seat], after.params[seat] = advised.kind, advised.vector()
-    # A repeated position proves a cycle only if the seat plays as it did
-    # when the position was first seen.
     own = strategy_lib.get(head["strategies"][seat]).for_game(r.game)
+    position = before
     if advised.kind != own.kind or not np.array_equal(advised.vector(), own.vector()):
-        after.g[E.G_DETERMINISTIC] = 0
-    status, rows = after.step(ws, rows=4 * r.deck_size + 512)
+        position = before.with_strategies([advised if s == seat else st for s, st in enumerate(before.strategies)])
+    # The advised turn: the seat's decisions until the next seat's turn or the round's end.
+    at_discard = None
+    thrown = None
+    turn = before.turn
+    while position.decision != "over" and position.seat == seat and position.turn == turn:
+        at = position
+        choice, position = position.step()
+        if at.decision == "discard":
+            at_discard, thrown = at, choice
     if advised.kind == strategy_lib.policies.KIND_PYTHON:
         from strategies import user
 
         user.raise_pending()  # a Python policy's error during the advised turn
-    moves = events_to_dicts(rows, r.players)
+    played_now = position.events[start - deal:]
+    moves = played_now[:_turn_end(played_now, 0)]
+    if any(m["type"] == "out" for m in moves):
+        outcome = "out"
+    elif position.decision == "over" and position.turn == turn:
+        outcome = "blocked: " + str(position.play_out().blocked)
+    else:
+        outcome = "next"
 
-    hand = _codes(before.buffers[0][seat], before.buffers[1][seat], before.buffers[2][seat])
-    draw = _draw_reason(before, moves, seat, r, ws)
+    seen = before.observe(seat)
+    hand = [int(c) for c in cardlib.parse(seen.hand)]
+    draw = _draw_reason(before, moves, seat, r)
     after_draw = sorted(hand + ([int(cardlib.parse(draw.card)[0])] if draw.card else []))
     found = rules.candidate_melds(after_draw, r)
     melds = tuple(sorted((MeldOption(m.text(), m.kind, m.points) for m in found.values()),
                          key=lambda m: (-m.points, m.cards)))
-    opened = bool(before.buffers[4][seat, E.S_OPENED])
+    opened = seen.opened[seat]
     contract = contract_ready = opening = threshold = None
     if r.game == "contrat":
         contract = r.contract(rnd % 7 + 1)
         contract_ready = rules.meets_contract(after_draw, rnd % 7 + 1, r)
     else:
         opening = rules.best_opening(after_draw, r)
-        threshold = r.open_threshold
-        last = int(before.g[E.G_LAST_OPEN])
-        if r.open_threshold_rises and last > 0 and last + 1 > threshold:
-            threshold = last + 1
+        threshold = int(seen.view[V_THRESHOLD])
 
     discards: tuple[DiscardOption, ...] = ()
-    thrown = next((m for m in moves if _is_discard(m, seat)), None)
-    if thrown is not None:
-        taken = int(cardlib.parse(draw.card)[0]) if draw.source == "discard" else -1
-        discards = _discard_options(after, seat, int(cardlib.parse(thrown["card"])[0]), taken, advised, r)
+    rolled: tuple[Rollout, ...] = ()
+    if at_discard is not None and thrown is not None:
+        discards = _discard_options(at_discard, seat, thrown, advised, r)
+        if rollouts:
+            rolled = tuple(rollout(at_discard, n=rollouts, mode=mode, seed=rollout_seed)
+                           for mode in ("belief", "clairvoyant"))
 
     return Advice(
-        seat=seat, round=rnd, turn=int(before.g[E.G_TURN]), index=int(index), start=start,
+        seat=seat, round=rnd, turn=turn, index=int(index), start=start,
         strategy=advised.name, kind=_KINDS.get(advised.kind, "python"), hand=cardlib.format(hand), opened=opened,
         moves=tuple(moves),
-        played=tuple(events[start:_turn_end(events, start)]), outcome=_OUTCOMES.get(status, str(status)),
+        played=tuple(events[start:_turn_end(events, start)]), outcome=outcome,
         hand_after_draw=cardlib.format(after_draw), melds=melds, opening=opening, threshold=threshold,
         contract=contract, contract_ready=contract_ready, draw=draw, discards=discards,
-        tables=_table_texts(after), discard_take=r.discard_take,
+        tables=position.observe(seat).table, discard_take=r.discard_take, rollouts=rolled,
     )
+
+
+def _mover(events: Sequence[dict[str, Any]], start: int) -> int:
+    """The seat whose turn begins at ``start`` (a turn blocked before it moved: the next seat in order)."""
+    head = events[0]
+    players = int(head["players"])
+    deal = max(i for i in range(start + 1) if events[i].get("type") == "deal")
+    discards = sum(1 for e in events[deal:start] if e.get("type") == "discard")
+    return (int(events[deal]["first"]) + discards) % players

@@ -67,6 +67,15 @@ from sim.engine.jit import kernel
 from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
 from sim.engine.rng import below
 
+# The action and observation layouts are the engine's (sim.engine.layout),
+# re-exported here for the policies written against this module.
+from sim.engine.layout import (  # noqa: F401
+    A_P1, A_P2, A_P3, A_P4, A_P5, A_TYPE, ACT_ADD, ACT_MELD, ACT_OPEN, ACT_RECOVER, ACT_STOP, F_CARDS, F_JOKERS,
+    F_LEFT, F_POINTS, N_FACTS, N_PUB, N_VIEW, OPEN_ALL, OPEN_BEST, OPEN_NO_JOKER, PUB_OPENED, PUB_PILE, PUB_TABLE,
+    PUB_TOOK, V_ACCEPT, V_ACCEPT_JOKER, V_ACE_HIGH, V_DECKS, V_HAND, V_JOKERS, V_MIN_RUN, V_NEXT, V_OPENED, V_SEAT,
+    V_STOCK, V_THRESHOLD,
+)
+
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
 KIND_PYTHON = 2  # a user policy written in Python (strategies.user), called back
@@ -106,26 +115,6 @@ PARAMETERS = {
     "may_i": (P_MAY_I, 0, 3, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too, 3 as 1 before the contract only"),
     "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
 }
-
-# Action rows, filled by the engine: act[i, A_TYPE], ...
-A_TYPE, A_P1, A_P2, A_P3, A_P4, A_P5 = 0, 1, 2, 3, 4, 5
-ACT_STOP, ACT_OPEN, ACT_MELD, ACT_ADD, ACT_RECOVER = 0, 1, 2, 3, 4
-OPEN_BEST, OPEN_ALL, OPEN_NO_JOKER = 0, 1, 2
-# Per-action facts the engine adds: cards laid, opening points, jokers laid,
-# cards left in hand after the action.
-F_CARDS, F_POINTS, F_JOKERS, F_LEFT = 0, 1, 2, 3
-N_FACTS = 4
-
-# Rows of the public counts ``pub[row, code]``.
-PUB_TABLE, PUB_PILE = 0, 1
-PUB_TOOK = 2  # rows 2 .. 7: cards each seat took from the pile
-PUB_OPENED = 8  # pub[8, seat]: the seat has opened
-N_PUB = 9
-
-# Scalars of the observation ``view``.
-V_SEAT, V_NEXT, V_HAND, V_THRESHOLD, V_STOCK, V_DECKS, V_MIN_RUN, V_ACE_HIGH, V_OPENED, V_JOKERS = range(10)
-V_ACCEPT, V_ACCEPT_JOKER = 10, 11  # the natural cards (a 52-bit mask) and whether a joker the table takes
-N_VIEW = 12
 
 # Questions put to a Python policy (strategies.user).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

@@ -36,13 +36,20 @@ from sim.cli.common import (
               help="The strategy advised to the seat to move, e.g. expert or greedy:open_extra=20.")
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Trace at most this many rounds.")
+@click.option("--rollouts", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Roll every legal discard out this many times, in belief and in clairvoyant mode.")
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+              help="Seed of the rollouts.")
 @ascii_option
 @json_option
-def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, max_rounds, use_ascii,
-                   as_json) -> None:
+def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, max_rounds, rollouts, rollout_seed,
+                   use_ascii, as_json) -> None:
     """Trace one game and show what --strategy plays at the turn of event --event, and why.
 
     Example: rami advise --strategies greedy,expert,random --seed 3 --event 30 --strategy expert
+
+    With --rollouts N, every legal discard of that turn is also played out N
+    times to the end of the round (see `rami rollout`).
     """
     import sim
     from sim import advice
@@ -66,10 +73,12 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     if index >= len(events):
         raise BadValue(f"--event {index}: the trace has events 0 to {len(events) - 1}")
     try:
-        advised = sim.advise(events, index, strategy)
+        advised = sim.advise(events, index, strategy, rollouts=rollouts, rollout_seed=rollout_seed)
     except ValueError as exc:
         raise BadValue(f"--event {index}: {exc}") from None
     if as_json:
-        emit_json(dataclasses.asdict(advised), use_ascii)
+        found = dataclasses.asdict(dataclasses.replace(advised, rollouts=()))
+        found["rollouts"] = [r.to_dict() for r in advised.rollouts]
+        emit_json(found, use_ascii)
         return
     emit(str(advised), use_ascii)

@@ -6,18 +6,11 @@ by :func:`play_game`, which writes one result row per round and seat and,
 when tracing, every event (see ``docs/trace.md``; :mod:`sim.trace` turns the
 event rows into dicts).
 
-State of a round, all arrays so that helpers can update it in place:
-
-``h_lo``, ``h_hi``, ``h_jk``, ``h_n``
-    each seat's hand (see :mod:`sim.engine.melds`) and its card count;
-``seats``
-    per seat facts (``S_*`` columns);
-``table``, ``owner``
-    the melds on the table (``melds.I_*`` columns) and who laid them;
-``stock``, ``pile``
-    card codes; the stock's top is its last used slot, so is the pile's;
-``g``
-    round scalars (``G_*``).
+The state of a round is a :class:`sim.engine.state.RoundState` (its fields
+and the ``S_*`` and ``G_*`` columns are documented there), unpacked here
+into its arrays so that helpers update them in place; the round scalars are
+the array ``g``. :mod:`sim.engine.position` plays the same turn one decision
+at a time.
 """
 
 from __future__ import annotations
@@ -58,7 +51,7 @@ from sim.engine.table import (
     recover,
     recovers,
 )
-from strategies.policies import (
+from sim.engine.layout import (
     A_P1,
     A_P2,
     A_P3,
@@ -82,18 +75,40 @@ from strategies.policies import (
     PUB_PILE,
     PUB_TABLE,
     PUB_TOOK,
-    V_ACCEPT,
-    V_ACCEPT_JOKER,
-    V_ACE_HIGH,
-    V_DECKS,
-    V_HAND,
-    V_JOKERS,
-    V_MIN_RUN,
-    V_NEXT,
-    V_OPENED,
-    V_SEAT,
-    V_STOCK,
-    V_THRESHOLD,
+    fill_view,
+)
+from sim.engine.state import (  # noqa: F401 (the round's columns, read as play.G_* and play.S_*)
+    G_ACCEPT,
+    G_ACCEPT_JOKER,
+    G_DETERMINISTIC,
+    G_FIRST,
+    G_LAST_OPEN,
+    G_MELDS,
+    G_NCAND,
+    G_NEV,
+    G_NFLIPS,
+    G_OVERFLOW,
+    G_PILE,
+    G_RESTOCKS,
+    G_ROUND,
+    G_STOCK,
+    G_TRACE,
+    G_TURN,
+    N_G,
+    N_S,
+    S_FIRST_LAY,
+    S_JOKERS_LAID,
+    S_MAY_I,
+    S_NO_OPEN,
+    S_OPEN_POINTS,
+    S_OPEN_TURN,
+    S_OPENED,
+    S_TAKES,
+    S_TURNS,
+    RoundState,
+)
+from sim.engine.state import threshold as _threshold
+from strategies.policies import (
     choose_action,
     choose_discard,
     choose_may_i,
@@ -107,12 +122,6 @@ MAX_ACTIONS = 8192
 MAX_CARDS = 128
 MAX_ROUNDS = 200
 
-# Seat columns.
-S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN, S_MAY_I = range(9)
-N_S = 9
-# Round scalars.
-G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER, G_DETERMINISTIC, G_NFLIPS = range(16)
-N_G = 16
 
 # Event rows (12 int32 columns; column 0 the type, column 1 the round).
 EV_DEAL, EV_DRAW, EV_RESTOCK, EV_OPEN, EV_MELD, EV_ADD, EV_RECOVER, EV_DISCARD = 1, 2, 3, 4, 5, 6, 7, 8
@@ -280,13 +289,7 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
             completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
         else:
             completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
-        view[V_SEAT] = asker
-        view[V_NEXT] = (asker + 1) % rules.players
-        view[V_HAND] = h_n[asker]
-        view[V_JOKERS] = h_jk[asker]
-        view[V_ACCEPT] = g[G_ACCEPT]
-        view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
-        view[V_OPENED] = seats[asker, S_OPENED]
+        fill_view(rules, g, seats, h_n, h_jk, asker, view)
         if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
                             lo, h_hi[asker], pub, view):
             continue
@@ -303,8 +306,7 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
         granted += 1
         _event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
     # The seat to move decides next: give it its own view back.
-    view[V_SEAT] = seat
-    view[V_NEXT] = (seat + 1) % rules.players
+    fill_view(rules, g, seats, h_n, h_jk, seat, view)
 
 
 @kernel
@@ -317,14 +319,6 @@ def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     if taken == JOKER:
         return (lo | hi) != ZERO
     return (lo & ~bit(taken)) != ZERO or jk > 0
-
-
-@kernel
-def _threshold(g, rules):
-    t = rules.open_threshold
-    if rules.open_threshold_rises and g[G_LAST_OPEN] > 0 and g[G_LAST_OPEN] + 1 > t:
-        t = g[G_LAST_OPEN] + 1
-    return t
 
 
 @kernel
@@ -836,12 +830,6 @@ def play_turn(
     par = params[seat]
     seats[seat, S_TURNS] += 1
     opened = seats[seat, S_OPENED] == 1
-    view[V_SEAT] = seat
-    view[V_NEXT] = (seat + 1) % rules.players
-    view[V_DECKS] = rules.decks
-    view[V_MIN_RUN] = rules.min_run
-    view[V_ACE_HIGH] = rules.ace_high
-    view[V_THRESHOLD] = _threshold(g, rules)
     taken = -1
     drawn = -1
     cached = -1
@@ -865,12 +853,7 @@ def play_turn(
                 table_mask, joker_fits = _table_accepts(g)
                 on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
                 can_add = opened or rules.add_before_opening
-                view[V_HAND] = h_n[seat]
-                view[V_JOKERS] = h_jk[seat]
-                view[V_ACCEPT] = g[G_ACCEPT]
-                view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
-                view[V_STOCK] = g[G_STOCK]
-                view[V_OPENED] = seats[seat, S_OPENED]
+                fill_view(rules, g, seats, h_n, h_jk, seat, view)
                 take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
                                    lo, h_hi[seat], pub, view)
         if take:
@@ -932,12 +915,7 @@ def play_turn(
                 if act[j, A_TYPE] == ACT_OPEN:
                     can_open = True
             seats[seat, S_NO_OPEN] = 0 if can_open else 1
-        view[V_HAND] = h_n[seat]
-        view[V_JOKERS] = h_jk[seat]
-        view[V_ACCEPT] = g[G_ACCEPT]
-        view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
-        view[V_STOCK] = g[G_STOCK]
-        view[V_OPENED] = seats[seat, S_OPENED]
+        fill_view(rules, g, seats, h_n, h_jk, seat, view)
         a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat],
                           pub)
         if act[a, A_TYPE] == ACT_STOP:
@@ -959,11 +937,7 @@ def play_turn(
         return TURN_OUT
 
     # Discarding.
-    view[V_HAND] = h_n[seat]
-    view[V_JOKERS] = h_jk[seat]
-    view[V_ACCEPT] = g[G_ACCEPT]
-    view[V_ACCEPT_JOKER] = g[G_ACCEPT_JOKER]
-    view[V_OPENED] = seats[seat, S_OPENED]
+    fill_view(rules, g, seats, h_n, h_jk, seat, view)
     code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
                     seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits)
     _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
@@ -1096,6 +1070,15 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
 @kernel(inline="always")
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
              legal, penalty, fits):
+    n = legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits)
+    table_mask, joker_fits = _table_accepts(g)
+    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
+                          table_mask, joker_fits)
+
+
+@kernel(inline="always")
+def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
+    """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
     # The last enumeration of the laying phase was of this very hand.
     n_c = g[G_NCAND]
     in_meld = ZERO
@@ -1121,14 +1104,13 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
                     n += 1
         if n > 0:
             break
-    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
-                          table_mask, joker_fits)
+    return n
 
 
 @njit(cache=True, nogil=True)
 def make_buffers():
-    """Every scratch array a game needs, allocated once per batch of games."""
-    return (
+    """Every array a round is played on (a :class:`RoundState`), allocated once per batch of games."""
+    return RoundState(
         np.zeros(MAX_SEATS, dtype=np.uint64),  # h_lo
         np.zeros(MAX_SEATS, dtype=np.uint64),  # h_hi
         np.zeros(MAX_SEATS, dtype=np.int64),  # h_jk

@@ -1,0 +1,70 @@
+"""``rami rollout``: what each choice of a traced position is worth, played out on the same futures."""
+
+from __future__ import annotations
+
+import click
+
+from sim.cli.common import (
+    BadValue,
+    ascii_option,
+    emit,
+    emit_json,
+    json_option,
+    main,
+    ruleset_option,
+    seed_option,
+    set_option,
+    strategies_option,
+    table_from,
+)
+
+
+@main.command("rollout")
+@ruleset_option
+@set_option
+@strategies_option("One strategy per seat, comma separated, as in `rami simulate`.")
+@seed_option
+@click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Game index within the simulation.")
+@click.option("--event", "index", type=click.IntRange(min=1), required=True,
+              help="Index of a decision's first event in the game's trace (a deal, draw, laying or discard; "
+                   "`rami advise` without --event lists them).")
+@click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Trials per choice (the most, with --width).")
+@click.option("--mode", type=click.Choice(["belief", "clairvoyant", "both"]), default="both", show_default=True,
+              help="belief: re-deal what the seat cannot see; clairvoyant: keep the true hidden cards.")
+@click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop once every difference's 95% interval is narrower than this many points.")
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+              help="Seed of the rollout's re-deals and futures.")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help="Trace at most this many rounds.")
+@ascii_option
+@json_option
+def rollout_command(ruleset, overrides, seat_names, seed, game, index, trials, mode, width, rollout_seed, max_rounds,
+                    use_ascii, as_json) -> None:
+    """Trace one game and roll every legal choice of the decision at --event out to the end of the round.
+
+    Example: rami rollout --strategies expert,expert,expert,expert --seed 3 --event 40 --trials 1000
+    """
+    import sim
+    from sim.position import Position
+    from sim.rollouts import rollout
+
+    r, names = table_from(ruleset, overrides, seat_names)
+    extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+    events = sim.play_traced(r, names, seed=seed, game=game, **extra)
+    if index >= len(events):
+        raise BadValue(f"--event {index}: the trace has events 0 to {len(events) - 1}")
+    try:
+        position = Position.from_trace(events, index)
+        modes = ("belief", "clairvoyant") if mode == "both" else (mode,)
+        results = [rollout(position, n=trials, mode=m, seed=rollout_seed, width=width) for m in modes]
+    except ValueError as exc:
+        raise BadValue(f"--event {index}: {exc}") from None
+    if as_json:
+        emit_json([res.to_dict() for res in results], use_ascii)
+        return
+    head = (f"Seat {position.seat}, round {position.round}, turn {position.turn}: {position.decision}, "
+            f"hand {position.hand(position.seat)}")
+    emit("\n".join([head, *(str(res) for res in results)]), use_ascii)

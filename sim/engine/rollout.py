@@ -1,0 +1,179 @@
+"""Rollouts in the kernels: re-deal what a seat cannot see, play every choice out on the same trial.
+
+Trial ``t`` of a rollout seeded ``seed`` has its own streams: the re-deal
+(``derive_seed(seed, t, 0, 5)``), the deck's later reshuffles
+(``derive_seed(seed, t, 0, 4)``) and each seat's policy
+(``derive_seed(seed, t, seat, 3)``). Every choice of the trial starts from
+the same re-dealt position with the same streams, so the ``k``-th card drawn
+from the stock is the same card in every branch (the stock is one array,
+drawn from its top) until a reshuffle of a pile that the branches left
+different.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import play as E
+from sim.engine import position as K
+from sim.engine.layout import PUB_PILE, PUB_TABLE
+from sim.engine.melds import JOKER, ZERO, workspace
+from sim.engine.rng import derive_seed, shuffle
+from sim.engine.state import G_NCAND, G_NFLIPS, G_PILE, G_STOCK, G_TRACE, S_NO_OPEN
+
+MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
+
+
+@njit(cache=True, nogil=True)
+def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
+    """Copy a position into ``dst`` (the scratch rows only as far as the decision reads them)."""
+    dst.h_lo[:] = src.h_lo
+    dst.h_hi[:] = src.h_hi
+    dst.h_jk[:] = src.h_jk
+    dst.h_n[:] = src.h_n
+    dst.seats[:, :] = src.seats
+    dst.table[:, :] = src.table
+    dst.owner[:] = src.owner
+    n = g_src[G_STOCK]
+    dst.stock[:n] = src.stock[:n]
+    n = g_src[G_PILE]
+    dst.pile[:n] = src.pile[:n]
+    n = g_src[G_NCAND]
+    dst.c_mask[:n] = src.c_mask[:n]
+    dst.c_info[:n, :] = src.c_info[:n, :]
+    # The laying actions the decision plays: those listed (PH_LAY) or the
+    # take check's, reused once the pile's top is taken (PH_DRAW).
+    n = 0
+    if ts_src[K.TS_PHASE] == K.PH_LAY:
+        n = ts_src[K.TS_NACT]
+    elif ts_src[K.TS_PHASE] == K.PH_DRAW and ts_src[K.TS_CACHED] > 0:
+        n = ts_src[K.TS_CACHED]
+    if n > 0:
+        dst.act[:n, :] = src.act[:n, :]
+        dst.facts[:n, :] = src.facts[:n, :]
+        dst.r_mask[:n] = src.r_mask[:n]
+        dst.r_info[:n, :] = src.r_info[:n, :]
+    dst.open_sel[:, :] = src.open_sel
+    dst.open_n[:] = src.open_n
+    n = min(g_src[G_NFLIPS], E.MAX_FLIPS)
+    dst.flips[:n] = src.flips[:n]
+    dst.pub[:, :] = src.pub
+    dst.obs[:] = src.obs
+    dst.d_legal[:] = src.d_legal
+    dst.d_penalty[:] = src.d_penalty
+    dst.d_fits[:] = src.d_fits
+    g_dst[:] = g_src
+    ts_dst[:] = ts_src
+
+
+@njit(cache=True, nogil=True)
+def redeal(rules, st, g, seat, known, rng, pool):
+    """Deal again, from ``rng``, every card ``seat`` cannot see, keeping what it knows.
+
+    The unseen cards are the deck less the seat's hand, the table and the
+    pile, and less ``known[s, code]``: the cards seat ``s`` is known to hold
+    (taken from the pile, or a joker taken back, and not laid or thrown
+    since). They are listed in code order, from public counts alone, then
+    shuffled: other hands get their sizes back (known cards first), the
+    stock the rest. The true hidden cards are never read.
+    """
+    counts = np.zeros(53, dtype=np.int64)
+    for c in range(52):
+        counts[c] = rules.decks
+    counts[JOKER] = rules.jokers
+    lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
+    for c in range(52):
+        b = np.uint64(1) << np.uint64(c)
+        if lo & b:
+            counts[c] -= 1
+        if hi & b:
+            counts[c] -= 1
+    counts[JOKER] -= jk
+    for c in range(53):
+        counts[c] -= st.pub[PUB_TABLE, c] + st.pub[PUB_PILE, c]
+        for s in range(rules.players):
+            if s != seat:
+                counts[c] -= known[s, c]
+    n = 0
+    for c in range(53):
+        for _ in range(counts[c]):
+            pool[n] = c
+            n += 1
+    shuffle(pool, n, rng, 0)
+    i = 0
+    for s in range(rules.players):
+        if s == seat:
+            continue
+        size = st.h_n[s]
+        st.h_lo[s] = ZERO
+        st.h_hi[s] = ZERO
+        st.h_jk[s] = 0
+        st.h_n[s] = 0
+        for c in range(53):
+            for _ in range(known[s, c]):
+                E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, c)
+        while st.h_n[s] < size:
+            E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, pool[i])
+            i += 1
+        # What the engine remembered of the old hand no longer holds.
+        st.seats[s, S_NO_OPEN] = 0
+    for k in range(n - i):
+        st.stock[k] = pool[i + k]
+    g[G_STOCK] = n - i
+    g[G_NFLIPS] = 0
+    return n - i
+
+
+@njit(cache=True, nogil=True)
+def _seed_trial(seed, t, policy_rng, deck_rng):
+    for s in range(E.MAX_SEATS):
+        policy_rng[s] = derive_seed(np.uint64(seed), t, s, 3)
+    deck_rng[0] = derive_seed(np.uint64(seed), t, 0, 4)
+
+
+@njit(cache=True, nogil=True)
+def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
+               points, went_out):
+    """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t]`` and ``went_out[j, t]``.
+
+    ``choices[j]`` is a choice of the root decision as
+    :func:`sim.engine.position.decide` returns them. Each trial re-deals
+    (``mode`` ``MODE_BELIEF``) or keeps the hidden cards
+    (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
+    with the strategies, on the same streams.
+    """
+    trial = E.make_buffers()
+    branch = E.make_buffers()
+    g_trial = np.zeros_like(g_root)
+    g_branch = np.zeros_like(g_root)
+    ts_trial = np.zeros_like(ts_root)
+    ts_branch = np.zeros_like(ts_root)
+    ws = workspace()
+    ev = np.zeros((1, E.N_EV), dtype=np.int32)
+    policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    deck_rng = np.zeros(1, dtype=np.uint64)
+    deal_rng = np.zeros(1, dtype=np.uint64)
+    branch_policy = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    branch_deck = np.zeros(1, dtype=np.uint64)
+    pool = np.zeros(E.MAX_CARDS, dtype=np.int64)
+    for t in range(t0, t1):
+        copy_state(root, g_root, ts_root, trial, g_trial, ts_trial)
+        g_trial[G_TRACE] = 0
+        # Positions replayed with other streams prove no cycle.
+        g_trial[E.G_DETERMINISTIC] = 0
+        if mode == MODE_BELIEF:
+            deal_rng[0] = derive_seed(np.uint64(seed), t, 0, 5)
+            redeal(rules, trial, g_trial, seat, known, deal_rng, pool)
+        _seed_trial(seed, t, policy_rng, deck_rng)
+        for j in range(choices.shape[0]):
+            if not active[j]:
+                continue
+            copy_state(trial, g_trial, ts_trial, branch, g_branch, ts_branch)
+            branch_policy[:] = policy_rng
+            branch_deck[:] = deck_rng
+            K.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
+            K.advance(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch, -1)
+            winner, _, _, round_points = K.round_result(rules, branch, g_branch, ev, ts_branch)
+            points[j, t] = round_points[seat]
+            went_out[j, t] = winner == seat

@@ -1,0 +1,191 @@
+"""Positions and rollouts (:mod:`sim.position`, :mod:`sim.rollouts`), through their public calls only."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+import sim
+from sim import cards
+from sim.position import Position
+from sim.rollouts import known_cards, redeal, rollout
+from sim.rules.replay import ReplayError, check_trace
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return sim.play_traced("rami51", ["expert"] * 4, seed=3)
+
+
+def _round(events, deal):
+    """Index just past the ``out`` or ``blocked`` that ends the round dealt at ``deal``."""
+    return next(i for i in range(deal, len(events)) if events[i]["type"] in ("out", "blocked")) + 1
+
+
+def _checks_up_to_its_end(events):
+    """The rules reference accepts every event (the trace stops before its game_end)."""
+    with pytest.raises(ReplayError, match=rf"^event {len(events)} \(end of trace\)"):
+        check_trace(events)
+
+
+def test_a_round_stepped_decision_by_decision_is_the_engines_round(trace):
+    deals = [i for i, e in enumerate(trace) if e["type"] == "deal"][:2]
+    for deal in deals:
+        position = Position.from_trace(trace, deal)
+        outcome = position.play_out()
+        end = _round(trace, deal)
+        assert list(outcome.events) == trace[deal + 1:end]
+        round_end = next(e for e in trace[end:] if e["type"] == "round_end")
+        assert list(outcome.points) == round_end["points"]
+
+
+def test_from_trace_stands_at_the_traced_decision(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    position = Position.from_trace(trace, i)
+    assert (position.decision, position.seat) == ("discard", trace[i]["seat"])
+    assert trace[i]["card"] in position.legal_choices()
+    # Its observation is the seat's own hand, and the others' sizes only.
+    seen = position.observe(position.seat)
+    assert seen.hand == position.hand(position.seat)
+    assert sum(seen.hand_sizes) + seen.stock_size + len(cards.parse(seen.pile)) + sum(
+        len(cards.parse(m)) for m in seen.table) == 108
+
+
+def test_a_position_reached_by_apply_replays_through_the_rules_reference(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    position = Position.from_trace(trace, i)
+    other = next(c for c in position.legal_choices() if c != trace[i]["card"])
+    after = position.apply(other)
+    assert after.events[-1] == {"type": "discard", "round": trace[i]["round"], "seat": position.seat, "card": other}
+    deal = max(j for j in range(i) if trace[j]["type"] == "deal")
+    outcome = after.play_out()
+    _checks_up_to_its_end(trace[:deal] + after.events + list(outcome.events))
+    with pytest.raises(ValueError, match="not a legal choice"):
+        position.apply("stop")
+
+
+def test_every_redeal_conserves_the_deck_and_keeps_what_the_seat_saw(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "draw" and e["source"] == "discard" and i > 30)
+    j = next(j for j in range(i + 1, len(trace)) if trace[j]["type"] == "draw")
+    position = Position.from_trace(trace, j)
+    seat = position.seat
+    taker = trace[i]["seat"]
+    known = known_cards(position)
+    deck = Counter(cards.deck(2, 4))
+    for t in range(5):
+        dealt = redeal(position, seed=11, trial=t)
+        assert dealt.observe(seat).hand == position.observe(seat).hand
+        a, b = dealt.observe(seat), position.observe(seat)
+        assert (a.pile, a.table, a.took, a.hand_sizes, a.opened) == (b.pile, b.table, b.took, b.hand_sizes, b.opened)
+        assert (a.view == b.view).all() and (a.pub == b.pub).all()
+        held = Counter()
+        for s in range(4):
+            held += Counter(cards.parse(dealt.hand(s)))
+            for code in range(53):
+                assert Counter(int(c) for c in cards.parse(dealt.hand(s)))[code] >= known[s, code]
+        held += Counter(cards.parse(dealt.stock())) + Counter(cards.parse(a.pile))
+        for m in a.table:
+            held += Counter(cards.parse(m))
+        assert held == deck
+    if taker != seat:
+        assert known[taker].sum() >= 0
+
+
+def test_identical_choices_give_identical_outcomes_trial_by_trial(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    position = Position.from_trace(trace, i)
+    c = position.legal_choices()[0]
+    result = rollout(position, choices=[c, c], n=40, seed=5)
+    assert (result.points[0] == result.points[1]).all()
+    assert result.points[0].std() > 0  # the trials differ, the two copies of the choice do not
+
+
+def test_belief_mode_never_reads_the_hidden_cards():
+    hands = ["A♠ 2♠ 3♠ 7♥ 7♦ 9♣ 10♣ J♣ Q♦ K♦ 4♥ 5♥ 6♥", "", "", ""]
+    rest = Counter(cards.deck(2, 4)) - Counter(cards.parse(hands[0] + " 8♠"))
+    pool = [c for c, k in sorted(rest.items()) for _ in range(k)]
+    results = []
+    for shuffle in (1, 2):
+        others = pool[:]
+        random.Random(shuffle).shuffle(others)
+        deal = [hands[0]] + [cards.format(others[13 * s:13 * s + 13]) for s in range(3)]
+        position = Position.deal("rami51", ["expert"] * 4, deal, "8♠", stock=cards.format(others[39:]), seed=2)
+        results.append((rollout(position, n=30, seed=9), rollout(position, n=30, seed=9, mode="clairvoyant")))
+    (a, clear_a), (b, clear_b) = results
+    assert [c.choice for c in a.choices] == [c.choice for c in b.choices]
+    assert (a.points == b.points).all()
+    assert (clear_a.points != clear_b.points).any()  # the hidden cards do matter to a clairvoyant rollout
+
+
+def test_clairvoyant_with_one_trial_reproduces_the_traced_round(trace):
+    # A discard of a round that ends without the stock running out (no reshuffle left).
+    for i, e in enumerate(trace):
+        if e["type"] != "discard" or i < 30:
+            continue
+        deal = max(j for j in range(i) if trace[j]["type"] == "deal")
+        end = _round(trace, deal)
+        if any(x["type"] == "restock" for x in trace[deal:end]):
+            continue
+        break
+    position = Position.from_trace(trace, i)
+    result = rollout(position, choices=[e["card"]], n=1, mode="clairvoyant", seed=1)
+    round_end = next(x for x in trace[end:] if x["type"] == "round_end")
+    assert result.choices[0].points == round_end["points"][e["seat"]]
+    assert result.choices[0].p_out == (1.0 if round_end["winner"] == e["seat"] else 0.0)
+
+
+def test_a_rollout_stopped_by_width_drops_the_choices_clearly_behind(trace):
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    position = Position.from_trace(trace, i)
+    result = rollout(position, n=400, seed=2, width=40.0, batch=50)
+    assert result.method.startswith("stopped at ") and result.trials <= 400
+    best = result.choices[0]
+    assert best.best and best.diff == 0.0
+    for c in result.choices[1:]:
+        lo, hi = c.diff_ci
+        if c.dropped_after is not None:
+            assert lo > 0  # dropped only when wholly behind the best
+        else:
+            assert lo <= c.diff <= hi
+    assert "dropped after" in str(result) or all(c.dropped_after is None for c in result.choices)
+    with pytest.raises(ValueError, match="mode must be one of belief, clairvoyant"):
+        rollout(position, mode="psychic")
+
+
+def test_rami_rollout_and_advise_with_rollouts_print_every_discard_in_both_modes(trace):
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    args = ["--strategies", "expert,expert,expert,expert", "--seed", "3"]
+    i = next(i for i, e in enumerate(trace) if e["type"] == "discard" and i > 40)
+    result = CliRunner().invoke(main, ["rollout", *args, "--event", str(i), "--trials", "20"])
+    assert result.exit_code == 0, result.output
+    assert "(belief, 20 trials" in result.output and "(clairvoyant, 20 trials" in result.output
+    advised = sim.advise(trace, i, "expert", rollouts=20)
+    rolled = {r.mode: {c.choice for c in r.choices} for r in advised.rollouts}
+    assert rolled["belief"] == rolled["clairvoyant"] == {d.card for d in advised.discards}
+
+
+@pytest.mark.parametrize("preset, seating", [("contrat", ["greedy"] * 3), ("basic", ["greedy", "random"])])
+def test_every_kind_of_decision_applies_and_replays_in_every_game(preset, seating):
+    events = sim.play_traced(preset, seating, seed=5, max_rounds=1)
+    kinds = {"draw": "draw", "open": "lay", "meld": "lay", "add": "lay", "recover": "lay", "discard": "discard"}
+    seen = set()
+    for i, e in enumerate(events):
+        kind = kinds.get(e["type"])
+        if kind is None or kind in seen:
+            continue
+        position = Position.from_trace(events, i)
+        choices = position.legal_choices()
+        if len(choices) < 2:
+            continue
+        seen.add(kind)
+        assert position.decision == kind
+        deal = max(j for j in range(i) if events[j]["type"] == "deal")
+        for choice in choices[:3]:
+            after = position.apply(choice)
+            _checks_up_to_its_end(events[:deal] + after.events + list(after.play_out().events))
+    assert seen == {"draw", "lay", "discard"}
