@@ -17,6 +17,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from pathlib import Path
+
 import click
 
 from sim import cards as cardlib
@@ -285,3 +287,14 @@ def emit(text: str, use_ascii: bool = False) -> None:
 def emit_json(data: Any, use_ascii: bool = False) -> None:
     """Print ``data`` as indented JSON (cards as written in notation)."""
     emit(json.dumps(data, indent=2, ensure_ascii=False, default=str), use_ascii)
+
+
+def check_folder(folder: Path) -> None:
+    """Make ``folder`` or fail now, before any game is played (an output folder a command will write to)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".write-check"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise click.ClickException(f"cannot write to {folder}: {exc.strerror or exc}") from exc

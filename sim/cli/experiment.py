@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import main
+from sim.cli.common import check_folder, main
 
 
 @main.group("experiment")
@@ -37,17 +37,6 @@ def _bar(quiet: bool):
         bar.update(done - bar.n)
 
     return bar, update
-
-
-def _check_folder(folder: Path) -> None:
-    """Make ``folder`` or fail now, before any game is played."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-check"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write to {folder}: {exc.strerror or exc}") from exc
 
 
 @experiment_group.command("run")
@@ -83,7 +72,7 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     out = out or Path("results") / "experiments" / name / f"seed-{seed}"
-    _check_folder(out)
+    check_folder(out)
     bar, update = _bar(quiet)
     try:
         with bar:
@@ -124,7 +113,7 @@ def report_command(quick, out, only, reuse, quiet) -> None:
         raise click.ClickException(f"unknown experiment {unknown[0]!r}; the experiments are: "
                                    f"{', '.join(experiments.EXPERIMENTS)}")
     out = out or (Path("reports") / "quick" if quick else Path("reports"))
-    _check_folder(out)
+    check_folder(out)
     bar, update = _bar(quiet)
     with bar:
         index = report.build_report(out, quick, names, progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"),

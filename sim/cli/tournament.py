@@ -7,24 +7,13 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import main, ruleset_from, ruleset_option, seat_strategies, set_option
+from sim.cli.common import check_folder, main, ruleset_from, ruleset_option, seat_strategies, set_option
 
 
 def _bar(quiet: bool, unit: str = "game"):
     from tqdm import tqdm
 
     return tqdm(total=1, unit=unit, disable=quiet, leave=False, dynamic_ncols=True)
-
-
-def _check_folder(folder: Path) -> None:
-    """Make ``folder`` or fail now, before any game is played."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / ".write-check"
-        probe.touch()
-        probe.unlink()
-    except OSError as exc:
-        raise click.ClickException(f"cannot write to {folder}: {exc.strerror or exc}") from exc
 
 
 @main.command("tournament")
@@ -54,7 +43,7 @@ def tournament_command(strategy_list, ruleset, overrides, players, games, seed, 
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if out is not None:
-        _check_folder(out)
+        check_folder(out)
     bar = _bar(quiet)
 
     def update(done: int, total: int) -> None:
@@ -150,7 +139,7 @@ def tune_command(start, params, ruleset, field, objective, trials, games, top, c
     from experiments.tuning import TuneConfig, parse_space, tune
 
     out = out or Path("results") / "tune" / name
-    _check_folder(out)
+    check_folder(out)
     try:
         config = TuneConfig(start=start, space=parse_space(params), ruleset=ruleset,
                             field=tuple(seat_strategies(field)), objective=objective, trials=trials, games=games,
