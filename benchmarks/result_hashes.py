@@ -1,4 +1,4 @@
-"""SHA-256 of the engine's raw result rows for eight fixed configurations.
+"""SHA-256 of the engine's raw result rows for nine fixed configurations.
 
 Run: python benchmarks/result_hashes.py [--check] [--write] [--only NAME[,NAME]]
 
@@ -57,6 +57,8 @@ CONFIGS = (
     Config("basic-mixed-3", "basic", ("random", "expert", "cautious"), 300, 6),
     Config("contrat-greedy-4", "contrat", ("greedy",) * 4, 60, 7),
     Config("contrat-cautious-3", "contrat", ("cautious",) * 3, 60, 8),
+    # "Puis-je ?" asked between a draw and the discard of a seat that weighs feeding its next player.
+    Config("contrat-mixed-4", "contrat", ("random", "greedy", "expert", "cautious"), 60, 9),
 )
 
 
@@ -100,7 +102,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown configuration(s) {sorted(unknown)}; known: {', '.join(c.name for c in CONFIGS)}")
     if args.write and names:
-        parser.error("--write records all eight configurations: drop --only")
+        parser.error("--write records all nine configurations: drop --only")
     recorded = expected() if EXPECTED.exists() else {"rules_version": None, "hashes": {}}
     computed = {}
     differs = []

@@ -51,17 +51,20 @@ def test_lay_all_opening_counts_the_end_joker_where_it_is_worth_most():
 
 
 def test_contract_counts_the_end_joker_where_it_is_worth_most():
-    # Repro: deal 7's whole hand laid ★ 4♠ 5♠ 6♠ 7♠ 8♠ with the joker as 3♠ (73, not 79).
-    # The repro was found before expert had its own contrat point: it plays
-    # the Rami 51 point here, as it did then.
+    # The issue's repro (deal 7's whole hand laid ★ 4♠ 5♠ 6♠ 7♠ 8♠ with the
+    # joker as 3♠, 73 instead of 79) no longer arises at that seed since a
+    # seat's discard after another's "Puis-je ?" sees its own next player. The
+    # same contract laying here holds 5♥ 6♥ 7♥ ★, whose joker could stand for
+    # 4♥ or 8♥: it counts as 8♥ (the property test below covers every opening).
     expert = S.get("expert").for_game("rami51")
-    events = sim.play_traced("contrat", [expert] * 5, seed=10, game=184)
+    events = sim.play_traced("contrat", [expert] * 5, seed=10, game=0)
     check_trace(events)
-    event = events[394]
+    event = events[399]
     assert event["type"] == "open"
     r = preset("contrat", players=5)
-    assert event["points"] == _best_points(event, r) == 79
-    assert "4♠ 5♠ 6♠ 7♠ 8♠ ★" in [m["cards"] for m in event["melds"]]
+    meld = next(m for m in event["melds"] if "5♥" in m["cards"])
+    assert meld["cards"] == "5♥ 6♥ 7♥ ★" and meld["stands_for"] == "8♥"
+    assert event["points"] == _best_points(event, r) == 66
 
 
 def test_replay_refuses_an_opening_joker_at_its_cheaper_end():
