@@ -13,22 +13,14 @@ from sim.cli.common import (
     emit_json,
     json_option,
     main,
-    ruleset_option,
     seat_strategies,
-    seed_option,
-    set_option,
-    strategies_option,
     table_from,
+    traced_game_options,
 )
 
 
 @main.command("advise")
-@ruleset_option
-@set_option
-@strategies_option("One strategy per seat, comma separated, as in `rami simulate`.")
-@seed_option
-@click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Game index within the simulation.")
+@traced_game_options
 @click.option("--event", "index", type=click.IntRange(min=0), default=None,
               help="Index of an event in the game's whole trace, as the listing without --event "
                    "numbers them (event 0 is the game_start header); without it, list the events.")

@@ -180,6 +180,21 @@ def strategies_option(help_text: str):
                         show_default="greedy at every seat", help=help_text)
 
 
+def traced_game_options(command):
+    """The options that name one game of a simulation to trace: rules, overrides, strategies, seed, game index."""
+    options = [
+        ruleset_option,
+        set_option,
+        strategies_option("One strategy per seat, comma separated, as in `rami simulate`."),
+        seed_option,
+        click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Game index within the simulation."),
+    ]
+    for option in reversed(options):  # listed in help in this order
+        command = option(command)
+    return command
+
+
 # ---------------------------------------------------------------- strategies
 def _load_user_strategy(spec: str) -> str:
     """Import ``module.path:Name`` (a :class:`strategies.user.PythonPolicy` subclass or

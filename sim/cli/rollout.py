@@ -11,21 +11,13 @@ from sim.cli.common import (
     emit_json,
     json_option,
     main,
-    ruleset_option,
-    seed_option,
-    set_option,
-    strategies_option,
     table_from,
+    traced_game_options,
 )
 
 
 @main.command("rollout")
-@ruleset_option
-@set_option
-@strategies_option("One strategy per seat, comma separated, as in `rami simulate`.")
-@seed_option
-@click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Game index within the simulation.")
+@traced_game_options
 @click.option("--event", "index", type=click.IntRange(min=1), required=True,
               help="Index of a decision's first event in the game's trace (a deal, draw, laying or discard; "
                    "`rami advise` without --event lists them).")
