@@ -26,7 +26,7 @@ from sim.engine import melds as M
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
-from strategies.policies import KIND_HEURISTIC, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score
+from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score
 
 __all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "advise", "describe"]
 

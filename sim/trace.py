@@ -11,7 +11,7 @@ from sim.cards import format as format_cards
 from sim.engine import play as E
 from sim.engine.melds import KIND_RUN
 from sim.engine.melds import code_at as _code_at
-from strategies.policies import OPEN_ALL
+from sim.engine.policies import OPEN_ALL
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}

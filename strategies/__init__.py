@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from strategies import files, policies
-from strategies.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT, PARAMETERS
+from sim.engine import policies
+from sim.engine.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT, PARAMETERS
+from strategies import files
 
 __all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "files", "get", "parameter_arrays", "policies"]
 

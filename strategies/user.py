@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.cards import Card
-from strategies import policies as P
+from sim.engine import policies as P
 
 __all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "decide", "register"]
 

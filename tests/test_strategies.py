@@ -17,7 +17,7 @@ from experiments.expert_vs_greedy import game_differences, verdict, win_shares
 from experiments.stats import bootstrap_interval, normal_interval
 from sim.cli import main
 from sim.cli.common import seat_strategies as _seat_strategies
-from strategies.policies import P_SLOT, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
+from sim.engine.policies import P_SLOT, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
 
 PRESETS = ["random", "greedy", "cautious", "expert"]
 

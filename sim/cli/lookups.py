@@ -105,7 +105,7 @@ def analyse_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...]
 def _strategy_listing() -> dict:
     """Every strategy (name, kind, description, parameter values) and the parameter table, as plain data."""
     import strategies
-    from strategies.policies import KIND_HEURISTIC, KIND_RANDOM
+    from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM
 
     kinds = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic"}
 

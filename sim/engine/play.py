@@ -108,7 +108,7 @@ from sim.engine.state import (  # noqa: F401 (the round's columns, read as play.
     RoundState,
 )
 from sim.engine.state import threshold as _threshold
-from strategies.policies import (
+from sim.engine.policies import (
     choose_action,
     choose_discard,
     choose_may_i,

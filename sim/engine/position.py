@@ -47,7 +47,7 @@ from sim.engine.state import (
     S_TAKES,
     S_TURNS,
 )
-from strategies.policies import choose_action, choose_discard, choose_take
+from sim.engine.policies import choose_action, choose_discard, choose_take
 
 TS_PHASE, TS_SEAT, TS_TAKEN, TS_DRAWN, TS_CACHED, TS_PENDING, TS_HINT, TS_REUSE = range(8)
 TS_STATUS, TS_TAKE_LEGAL, TS_NACT, TS_NDISCARD = 8, 9, 10, 11

@@ -18,7 +18,7 @@ import numpy as np
 from sim.engine import play as E
 from sim.engine.params import kernel_rules
 from sim.rules import Ruleset
-from strategies.policies import KIND_RANDOM, N_PARAMS
+from sim.engine.policies import KIND_RANDOM, N_PARAMS
 
 # Loading the compiled engine from the cache takes under two seconds even on
 # a heavily loaded machine; compiling it takes a minute or more.
