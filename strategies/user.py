@@ -39,13 +39,15 @@ are done (the base strategy answered in its place meanwhile).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from sim.cards import Card
+from sim.engine import callbacks
 from sim.engine import policies as P
 
-__all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "decide", "register"]
+__all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "register"]
 
 _ACTION_NAMES = {P.ACT_STOP: "stop", P.ACT_OPEN: "open", P.ACT_MELD: "meld", P.ACT_ADD: "add", P.ACT_RECOVER: "recover"}
 
@@ -161,7 +163,6 @@ class PythonPolicy:
                                    raw["lo"], raw["hi"], raw["pub"], raw["view"]))
 
 
-_POLICIES: list[PythonPolicy] = []
 _RAW: dict[int, dict] = {}  # the engine's arrays behind each View being decided
 _NO_RNG = np.zeros(6, dtype=np.uint64)  # the heuristic draws no random numbers
 
@@ -181,8 +182,7 @@ def register(name: str, policy: PythonPolicy, description: str = "") -> None:
         raise ValueError(f"strategy name {name!r} must be non-empty, without ':' or ','")
     if name in strategies.STRATEGIES and strategies.STRATEGIES[name].kind != P.KIND_PYTHON:
         raise ValueError(f"{name!r} is a built-in strategy; choose another name")
-    _POLICIES.append(policy)
-    slot = len(_POLICIES) - 1
+    slot = callbacks.register(partial(_answer, policy))
     doc = description or (type(policy).__doc__ or "a Python policy").strip().splitlines()[0]
     strategies.STRATEGIES[name] = strategies.Strategy(name, P.KIND_PYTHON, {}, doc, slot=slot)
 
@@ -215,7 +215,7 @@ def raise_pending() -> None:
     """Raise the first error a Python policy raised during the last simulation.
 
     An exception cannot cross the compiled engine with its message, so
-    :func:`decide` keeps it, lets the base strategy answer so the game stays
+    :func:`_answer` keeps it, lets the base strategy answer so the game stays
     legal, and the API raises it once the kernel returns.
     """
     if _ERRORS:
@@ -224,14 +224,14 @@ def raise_pending() -> None:
         raise error
 
 
-def decide(question, slot, a, b, c, lo, hi, view, pub) -> int:
-    """Called back by the compiled policies: ask the policy, or its base if it fails."""
+def _answer(policy: PythonPolicy, question, a, b, c, lo, hi, view, pub) -> int:
+    """The engine's call for ``policy`` (its slot in :mod:`sim.engine.callbacks`): ask it, or its base if it fails."""
     try:
-        return _decide(_POLICIES[slot], question, a, b, c, lo, hi, view, pub)
+        return _decide(policy, question, a, b, c, lo, hi, view, pub)
     except Exception as exc:  # noqa: BLE001 - kept and raised by the API after the kernel
         _ERRORS.append(exc)
         fallback = PythonPolicy()
-        fallback.base = _POLICIES[slot].base
+        fallback.base = policy.base
         return _decide(fallback, question, a, b, c, lo, hi, view, pub)
 
 

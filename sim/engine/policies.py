@@ -78,7 +78,7 @@ from sim.engine.layout import (  # noqa: F401
 
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
-KIND_PYTHON = 2  # a user policy written in Python (strategies.user), called back
+KIND_PYTHON = 2  # a policy written in Python, called back (sim.engine.callbacks)
 
 (
     P_JOKERS,
@@ -95,7 +95,7 @@ KIND_PYTHON = 2  # a user policy written in Python (strategies.user), called bac
     P_TAKE,
 ) = range(12)
 N_PARAMS = 16
-P_SLOT = 15  # KIND_PYTHON: the policy's slot in strategies.user
+P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
 
 CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
 """Parameters that select a behaviour: whole numbers only."""
@@ -116,15 +116,15 @@ PARAMETERS = {
     "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
 }
 
-# Questions put to a Python policy (strategies.user).
+# Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3
 
 
 def _python_decide(question, slot, a, b, c, lo, hi, view, pub):
-    """Ask the user policy in ``slot`` (plain Python, called from compiled code)."""
-    from strategies import user
+    """Ask the Python policy in ``slot`` (:mod:`sim.engine.callbacks`; plain Python, called from compiled code)."""
+    from sim.engine import callbacks
 
-    return user.decide(question, slot, a, b, c, lo, hi, view, pub)
+    return callbacks.answer(question, slot, a, b, c, lo, hi, view, pub)
 
 
 @njit(cache=True, _nrt=True, forceinline=False)
