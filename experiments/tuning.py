@@ -41,7 +41,7 @@ import strategies as strategy_lib
 from experiments import sequential, stats
 from experiments.tournament import better_points, play_table
 from sim import rules
-from sim.engine.policies import CHOICE_PARAMETERS, PARAMETERS
+from strategies import CHOICE_PARAMETERS, PARAMETERS
 
 __all__ = ["Candidate", "TuneConfig", "TuneResult", "evaluate", "parse_space", "search", "tune"]
 

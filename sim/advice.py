@@ -24,9 +24,11 @@ from sim import cards as cardlib
 from sim import rules
 from sim.engine import melds as M
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
+from sim.engine.policies import (
+    KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score,
+)
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
-from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score
 
 __all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "advise", "describe"]
 
@@ -56,7 +58,7 @@ class DrawReason:
     three facts the strategy weighs about it: ``completes`` (it sits in a
     meld of the hand with it), ``fits_table`` (the player may add it to a
     table meld) and ``near`` (its near-meld score,
-    :func:`strategies.policies.near_score`).
+    :func:`sim.engine.policies.near_score`).
     """
 
     source: str | None
@@ -74,8 +76,8 @@ class DiscardOption:
 
     ``in_meld``: it sits in a meld of the hand (a joker always counts);
     ``fits_table``: the player may add it to a table meld; ``near`` and
-    ``feeds`` are :func:`strategies.policies.near_score` and
-    :func:`strategies.policies.feeds`; ``score`` is the strategy's score (the
+    ``feeds`` are :func:`sim.engine.policies.near_score` and
+    :func:`sim.engine.policies.feeds`; ``score`` is the strategy's score (the
     highest is thrown), ``None`` for a strategy that throws at random.
     """
 
@@ -509,7 +511,7 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         choice, position = position.step()
         if at.decision == "discard":
             at_discard, thrown = at, choice
-    if advised.kind == strategy_lib.policies.KIND_PYTHON:
+    if advised.kind == KIND_PYTHON:
         from strategies import user
 
         user.raise_pending()  # a Python policy's error during the advised turn

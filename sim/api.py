@@ -32,6 +32,7 @@ import strategies as strategy_lib
 from sim import store
 from sim.engine import play as E
 from sim.engine.params import kernel_rules
+from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
 from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
 from sim.trace import events_to_dicts
 
@@ -118,8 +119,7 @@ _KERNEL_COLUMNS = {
     "truncated": E.R_TRUNCATED, "may_i": E.R_MAY_I,
 }
 _BOOL_COLUMNS = ("opened", "went_out", "rami_sec", "won", "truncated")
-_KIND_NAMES = {strategy_lib.policies.KIND_RANDOM: "random", strategy_lib.policies.KIND_HEURISTIC: "heuristic",
-               strategy_lib.policies.KIND_PYTHON: "python"}
+_KIND_NAMES = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic", KIND_PYTHON: "python"}
 
 
 def resolve(
@@ -413,7 +413,7 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
     if scheduler is not None:
         from sim import distributed
 
-        if any(s.kind == strategy_lib.policies.KIND_PYTHON for s in chosen):
+        if any(s.kind == KIND_PYTHON for s in chosen):
             raise ValueError("strategies written in Python run only in this process; scheduler= needs compiled "
                              "strategies")
         cluster = distributed.connect(scheduler)
@@ -505,7 +505,7 @@ def _drive(submit: Callable[[int, int], Any], wait_some: Callable[[set[Any]], tu
 
 def _raise_policy_errors(chosen: list[strategy_lib.Strategy]) -> None:
     """Raise what a Python policy raised during the run (see strategies.user)."""
-    if any(s.kind == strategy_lib.policies.KIND_PYTHON for s in chosen):
+    if any(s.kind == KIND_PYTHON for s in chosen):
         from strategies import user
 
         user.raise_pending()

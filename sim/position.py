@@ -52,6 +52,7 @@ from sim.engine.layout import (
     PUB_TOOK,
 )
 from sim.engine.params import kernel_rules
+from sim.engine.policies import KIND_PYTHON
 from sim.engine.state import G_FIRST, G_MELDS, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, N_G
 from sim.trace import events_to_dicts, meld_cards
 
@@ -425,7 +426,7 @@ class Position:
     def _check(self) -> None:
         if self._g[G_OVERFLOW]:
             raise RuntimeError("the position's event record overflowed")
-        if any(s.kind == strategy_lib.policies.KIND_PYTHON for s in self.strategies):
+        if any(s.kind == KIND_PYTHON for s in self.strategies):
             from strategies import user
 
             user.raise_pending()

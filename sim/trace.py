@@ -9,9 +9,9 @@ import numpy as np
 from sim.cards import JOKER, Card
 from sim.cards import format as format_cards
 from sim.engine import play as E
+from sim.engine.layout import OPEN_ALL
 from sim.engine.melds import KIND_RUN
 from sim.engine.melds import code_at as _code_at
-from sim.engine.policies import OPEN_ALL
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}

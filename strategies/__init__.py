@@ -1,8 +1,10 @@
 """Strategies: named points of one parameterised heuristic family.
 
-A strategy is a policy *kind* (:mod:`strategies.policies`) and a vector of
-named parameters. Seats at one table may each play a different strategy, and
-an experiment changes one habit by name while keeping everything else equal::
+A strategy is a policy *kind* of the engine's compiled policies
+(:mod:`sim.engine.policies`) and a vector of named parameters
+(:mod:`strategies.parameters`). Seats at one table may each play a
+different strategy, and an experiment changes one habit by name while
+keeping everything else equal::
 
     import strategies
     waiting = strategies.get("greedy").with_params(open_extra=20)
@@ -37,11 +39,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.engine import policies
-from sim.engine.policies import CHOICE_PARAMETERS, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT, PARAMETERS
+from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT
 from strategies import files
+from strategies.parameters import CHOICE_PARAMETERS, PARAMETERS
 
-__all__ = ["PARAMETERS", "STRATEGIES", "Strategy", "files", "get", "parameter_arrays", "policies"]
+__all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "STRATEGIES", "Strategy", "files", "get", "parameter_arrays"]
 
 _GREEDY = {
     "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,

@@ -48,7 +48,8 @@ parameter          range   meaning
 =================  ======  ===================================================
 
 The choice parameters (jokers, open_all, discard, take_near, add, recover,
-may_i, take) take whole numbers only.
+may_i, take) take whole numbers only. The strategies name the slots, with
+these ranges, in :data:`strategies.PARAMETERS` (``strategies/parameters.py``).
 """
 
 from __future__ import annotations
@@ -96,25 +97,6 @@ KIND_PYTHON = 2  # a policy written in Python, called back (sim.engine.callbacks
 ) = range(12)
 N_PARAMS = 16
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
-
-CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
-"""Parameters that select a behaviour: whole numbers only."""
-
-PARAMETERS = {
-    # name: (index, lowest, highest, meaning); the docs table above, as data.
-    "jokers": (P_JOKERS, 0, 2, "0 lay when they help, 1 for the opening, 2 keep to go out"),
-    "open_extra": (P_OPEN_EXTRA, 0, 200, "open only with threshold + this many points"),
-    "open_cards": (P_OPEN_CARDS, 0, 15, "open only when laying at least this many cards"),
-    "open_all": (P_OPEN_ALL, 0, 1, "open only when the whole hand goes down"),
-    "discard": (P_DISCARD, 0, 2, "0 highest penalty, 1 keep near-melds, 2 also avoid feeding"),
-    "near_weight": (P_NEAR_WEIGHT, 0, 50, "points per unseen copy completing a near-meld"),
-    "feed_weight": (P_FEED_WEIGHT, 0, 50, "penalty points for feeding the next player"),
-    "take_near": (P_TAKE_NEAR, 0, 1, "take a discard that only builds a near-meld"),
-    "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards that sit in a meld of the hand"),
-    "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
-    "may_i": (P_MAY_I, 0, 3, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too, 3 as 1 before the contract only"),
-    "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
-}
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

@@ -1,0 +1,46 @@
+"""The heuristic family's parameters by name: the slot each fills in the engine's vector, its range, its meaning.
+
+The engine reads a seat's parameters as a vector (``params[P_*]``,
+:mod:`sim.engine.policies`, whose docstring tells what each slot does);
+strategies name them, and this table is the one place that maps a name to
+its slot and range (``docs/strategies.md`` shows it).
+"""
+
+from __future__ import annotations
+
+from sim.engine.policies import (
+    P_ADD,
+    P_DISCARD,
+    P_FEED_WEIGHT,
+    P_JOKERS,
+    P_MAY_I,
+    P_NEAR_WEIGHT,
+    P_OPEN_ALL,
+    P_OPEN_CARDS,
+    P_OPEN_EXTRA,
+    P_RECOVER,
+    P_TAKE,
+    P_TAKE_NEAR,
+)
+
+__all__ = ["CHOICE_PARAMETERS", "PARAMETERS"]
+
+CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
+"""Parameters that select a behaviour: whole numbers only."""
+
+PARAMETERS: dict[str, tuple[int, float, float, str]] = {
+    # name: (slot, lowest, highest, meaning); the table of sim.engine.policies' docstring, as data.
+    "jokers": (P_JOKERS, 0, 2, "0 lay when they help, 1 for the opening, 2 keep to go out"),
+    "open_extra": (P_OPEN_EXTRA, 0, 200, "open only with threshold + this many points"),
+    "open_cards": (P_OPEN_CARDS, 0, 15, "open only when laying at least this many cards"),
+    "open_all": (P_OPEN_ALL, 0, 1, "open only when the whole hand goes down"),
+    "discard": (P_DISCARD, 0, 2, "0 highest penalty, 1 keep near-melds, 2 also avoid feeding"),
+    "near_weight": (P_NEAR_WEIGHT, 0, 50, "points per unseen copy completing a near-meld"),
+    "feed_weight": (P_FEED_WEIGHT, 0, 50, "penalty points for feeding the next player"),
+    "take_near": (P_TAKE_NEAR, 0, 1, "take a discard that only builds a near-meld"),
+    "add": (P_ADD, 0, 1, "1 add eagerly, 0 hold back cards that sit in a meld of the hand"),
+    "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
+    "may_i": (P_MAY_I, 0, 3, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too, 3 as 1 before the contract only"),
+    "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
+}
+"""Each parameter's slot in the vector, lowest and highest value, and meaning."""
