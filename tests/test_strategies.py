@@ -22,7 +22,7 @@ from sim.engine.policies import P_SLOT, KIND_HEURISTIC, KIND_RANDOM, N_PARAMS
 PRESETS = ["random", "greedy", "cautious", "expert"]
 
 # The heuristic family's parameters in the order of the table in the
-# docstring of strategies/policies.py (P_JOKERS = 0 ... P_TAKE = 11).
+# docstring of sim/engine/policies.py (P_JOKERS = 0 ... P_TAKE = 11).
 DOCUMENTED_INDEX = {
     "jokers": 0, "open_extra": 1, "open_cards": 2, "open_all": 3, "discard": 4, "near_weight": 5,
     "feed_weight": 6, "take_near": 7, "add": 8, "recover": 9, "may_i": 10, "take": 11,

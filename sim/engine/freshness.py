@@ -2,8 +2,8 @@
 
 numba checks a cached kernel against the modification time and size of the
 one file that defines it, not of the files whose functions were compiled into
-it: the round loop of ``play.py`` inlines the strategies' policies
-(``strategies/policies.py``), the meld search (``melds.py``) and the table
+it: the round loop of ``play.py`` inlines the compiled policies
+(``policies.py``), the meld search (``melds.py``) and the table
 (``table.py``). A change to one of those alone would leave the loop's cached
 machine code as it was, and games would go on being played by the old code
 without a word (a user who updates the package, or a branch switch, is enough).
@@ -26,11 +26,8 @@ __all__ = ["KERNEL_SOURCES", "fingerprint", "refresh", "refresh_engine_cache"]
 _log = logging.getLogger(__name__)
 
 _ENGINE = Path(__file__).resolve().parent
-KERNEL_SOURCES: tuple[Path, ...] = (
-    *sorted(_ENGINE.glob("*.py")),
-    _ENGINE.parent.parent / "strategies" / "policies.py",
-)
-"""The files whose functions are compiled into kernels: the engine's modules and the compiled strategies."""
+KERNEL_SOURCES: tuple[Path, ...] = tuple(sorted(_ENGINE.glob("*.py")))
+"""The files whose functions are compiled into kernels: the engine's modules, compiled policies included."""
 
 _STAMP = ".rami-sources"
 

@@ -1,7 +1,8 @@
 """The engine's action and observation layouts, and the one function that fills an observation.
 
-Strategies (:mod:`strategies.policies`, Python policies, advice, rollouts)
-read these arrays; the engine defines them here.
+The compiled policies (:mod:`sim.engine.policies`), policies written in
+Python (:mod:`strategies.user`), advice and rollouts read these arrays; the
+engine defines them here.
 
 ==================  =====================  ======================================
 array               index                  holds

@@ -1131,7 +1131,7 @@ def make_buffers():
         np.zeros((3, 64), dtype=np.int64),  # open_sel: best, whole hand, without joker
         np.zeros(3, dtype=np.int64),  # open_n
         np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings
-        np.zeros((N_PUB, 53), dtype=np.int64),  # pub: public card counts (strategies.policies)
+        np.zeros((N_PUB, 53), dtype=np.int64),  # pub: public card counts (sim.engine.layout)
         np.zeros(N_VIEW, dtype=np.int64),  # view: the scalars of a seat's observation
         np.zeros(54, dtype=np.int64),  # d_legal: the cards a seat may discard
         np.zeros(54, dtype=np.float64),  # d_penalty: what each costs left in hand
