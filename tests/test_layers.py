@@ -1,0 +1,99 @@
+"""Who may import whom: the engine stands on its own, and the rest builds on it.
+
+Each module's imports are read from its source with :mod:`ast` (imports
+inside functions included, relative ones made absolute), so a line crossed
+anywhere in a file fails here, naming the file and the import. Imports made
+by a string at run time (``importlib.import_module``) are not seen.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (folder, what no module in it may import, why)
+LINES = [
+    ("sim/engine", "strategies", "strategies/ builds on the engine, not the reverse"),
+    ("sim/engine", "experiments", "the engine never imports the experiments"),
+    ("sim/engine", "sim.api", "the engine never imports the API"),
+    ("sim/engine", "sim.cli", "the engine never imports the command line"),
+    ("sim/rules", "sim.engine", "the rules reference is the independent ground truth the engine is checked against"),
+]
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    """``sim/engine/play.py`` -> ``sim.engine.play`` (a package's ``__init__.py`` is the package)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, root: Path = ROOT) -> set[str]:
+    """Every module ``path`` imports, anywhere in the file, as absolute dotted names.
+
+    ``from a.b import c`` counts as importing ``a.b`` and ``a.b.c`` (``c``
+    may be a module); a relative import is resolved against the file's package.
+    """
+    name = module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            found.add(source)
+            found.update(f"{source}.{alias.name}" for alias in node.names if alias.name != "*")
+    return found
+
+
+def crossings(folder: str, forbidden: str, root: Path = ROOT) -> list[str]:
+    """``"module imports name"`` for every module under ``folder`` that imports ``forbidden`` or a part of it."""
+    out = []
+    for path in sorted((root / folder).rglob("*.py")):
+        hits = {m for m in imports_of(path, root) if m == forbidden or m.startswith(forbidden + ".")}
+        # "from strategies.policies import a, b" is one crossing, not three.
+        for imported in sorted(m for m in hits if not any(m.startswith(h + ".") for h in hits)):
+            out.append(f"{module_name(path, root)} imports {imported}")
+    return out
+
+
+@pytest.mark.parametrize("folder, forbidden, why", LINES, ids=[f"{f} -/-> {x}" for f, x, _ in LINES])
+def test_no_module_crosses_a_line(folder, forbidden, why):
+    assert (ROOT / folder).is_dir()
+    found = crossings(folder, forbidden)
+    assert not found, f"{why}; but: " + "; ".join(found)
+
+
+def test_the_engine_modules_are_all_read():
+    # The line above is only as good as the files it reads: every engine
+    # module, including the compiled policies and the Python callback.
+    names = {module_name(p) for p in (ROOT / "sim" / "engine").rglob("*.py")}
+    assert {"sim.engine", "sim.engine.play", "sim.engine.policies", "sim.engine.callbacks",
+            "sim.engine.position", "sim.engine.warm"} <= names
+
+
+def test_an_import_in_a_function_or_a_relative_one_is_found(tmp_path):
+    engine = tmp_path / "sim" / "engine"
+    engine.mkdir(parents=True)
+    (engine / "__init__.py").write_text("")
+    (engine / "lazy.py").write_text("def ask():\n    from strategies import user\n    return user\n")
+    (engine / "near.py").write_text("from . import lazy\nfrom ..api import simulate\n")
+    (engine / "clean.py").write_text("import numpy as np\nfrom sim.engine.jit import kernel\n")
+    assert imports_of(engine / "near.py", tmp_path) == {"sim.engine", "sim.engine.lazy", "sim.api",
+                                                        "sim.api.simulate"}
+    assert crossings("sim/engine", "strategies", tmp_path) == ["sim.engine.lazy imports strategies"]
+    assert crossings("sim/engine", "sim.api", tmp_path) == ["sim.engine.near imports sim.api"]
+    assert crossings("sim", "sim.engine.lazy", tmp_path) == ["sim.engine.near imports sim.engine.lazy"]
+    assert crossings("sim/engine", "experiments", tmp_path) == []
+
