@@ -17,6 +17,11 @@ CONTRAT = rules.preset("contrat")
 
 
 def compiled_contract(hand, deal, r=CONTRAT):
+    """Cards the compiled contract search lays from ``hand`` at ``deal`` (-1: the contract is not met).
+
+    It calls the meld kernels directly, on purpose: the search's contract is
+    checked on the rule book's hands, which no public call reaches one by one.
+    """
     lo, hi, jk = M.hand_words(hand)
     c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
     c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)

@@ -97,3 +97,45 @@ def test_an_import_in_a_function_or_a_relative_one_is_found(tmp_path):
     assert crossings("sim", "sim.engine.lazy", tmp_path) == ["sim.engine.near imports sim.engine.lazy"]
     assert crossings("sim/engine", "experiments", tmp_path) == []
 
+
+# ------------------------------------------------------- public calls only
+
+
+def private_names(path: Path) -> set[str]:
+    """Underscore names ``path`` reaches into: ``obj._name`` (but ``self._name``) and ``from m import _name``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.add(f"{ast.unparse(node.value)}.{node.attr}")
+        elif isinstance(node, ast.ImportFrom):
+            found.update(f"{node.module}.{a.name}" for a in node.names
+                         if a.name.startswith("_") and not a.name.startswith("__"))
+    return found
+
+
+# Private names a test may reach, and why.
+ALLOWED_IN_TESTS = {
+    # Counts the batches the API hands the engine by wrapping the real
+    # function: how many batches a resumed dataset plays is not a public fact.
+    "test_store.py": {"api._run_batch"},
+}
+
+
+def test_advice_uses_public_calls_only():
+    # advise stands on sim.Position's public calls (and the engine's public
+    # kernels it explains the strategies with), never on a position's insides.
+    assert private_names(ROOT / "sim" / "advice.py") == set()
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").glob("test_*.py")), ids=lambda p: p.name)
+def test_tests_use_public_calls_only(path):
+    found = private_names(path) - ALLOWED_IN_TESTS.get(path.name, set())
+    assert not found, f"{path.name} reaches private names: {', '.join(sorted(found))}"
+
+
+def test_a_private_call_is_found(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from sim.engine.play import _take_card\n"
+                     "def f(position):\n    return position._st, self._own\n")
+    assert private_names(probe) == {"sim.engine.play._take_card", "position._st"}
