@@ -1,4 +1,4 @@
-"""Lay the joker now, or keep it? One decision at positions of real games.
+"""Lay the joker now or keep it: what is this one decision worth, at positions of real games?
 
 Positions are drawn from games of four greedy players (Rami 51, 4 players):
 turns where the seat to move, already opened, lays a joker on the table (a
@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from experiments import forks, plots
 from experiments.design import Finding, Results
 
-TITLE = "Lay the joker now, or keep it? (one decision at positions of real games)"
+TITLE = "Lay the joker now or keep it: what is this one decision worth?"
 
 
 def _candidate(events: list[dict[str, Any]], index: int) -> dict[str, Any] | None:

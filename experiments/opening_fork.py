@@ -1,4 +1,4 @@
-"""Open now, or wait? One decision at positions of real games.
+"""Open now or wait: what is this one decision worth, at positions of real games?
 
 Positions are drawn from games of four greedy players (Rami 51, 4 players):
 turns where the seat to move can open and does (greedy opens at its first
@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from experiments import forks
 from experiments.design import Finding, Results
 
-TITLE = "Open now, or wait? (one decision at positions of real games)"
+TITLE = "Open now or wait: what is this one decision worth?"
 
 
 def _candidate(events: list[dict[str, Any]], index: int) -> dict[str, Any] | None:
