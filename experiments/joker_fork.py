@@ -74,12 +74,12 @@ NOTES = [
 def groups(config: Config) -> list[tuple[str, pl.Expr]]:
     """The breakdown: by cards left in hand, by the seat's turn, and by where the joker goes."""
     return [
-        ("hands of up to 6 cards", pl.col("hand_size") <= 6),
-        ("hands of 7 to 9 cards", pl.col("hand_size").is_between(7, 9)),
-        ("hands of 10 cards or more", pl.col("hand_size") >= 10),
-        ("turns 1 to 4 of the seat", pl.col("table_turn") <= 4),
-        ("turns 5 to 8 of the seat", pl.col("table_turn").is_between(5, 8)),
-        ("turn 9 of the seat or later", pl.col("table_turn") >= 9),
+        ("hands of 3 or 4 cards", pl.col("hand_size") <= 4),
+        ("hands of 5 or 6 cards", pl.col("hand_size").is_between(5, 6)),
+        ("hands of 7 cards or more", pl.col("hand_size") >= 7),
+        ("turns 1 to 3 of the seat", pl.col("table_turn") <= 3),
+        ("turns 4 to 6 of the seat", pl.col("table_turn").is_between(4, 6)),
+        ("turn 7 of the seat or later", pl.col("table_turn") >= 7),
         ("a joker in a new meld", pl.col("laying") == "a new meld"),
         ("a joker added to a table meld", pl.col("laying") == "added to a table meld"),
     ]
