@@ -266,7 +266,7 @@ def figures(fork: Fork, frame: pl.DataFrame, findings: list[Finding], x: str, xl
     shown = [f for f in findings if f.metric == HEADLINE]
     labels = ["every position" if not f.group else f.group for f in shown]
     what = f"round points: {fork.other} minus {fork.now}"
-    fig1, _ = plots.interval_plot(labels, [f.estimate for f in shown], f"{what} (above zero: {fork.now} was better)",
+    fig1, _ = plots.interval_plot(labels, [f.estimate for f in shown], f"{what}\n(above zero: {fork.now} was better)",
                                   title=f"{fork.other[0].upper() + fork.other[1:]} rather than {fork.now}, "
                                         "by position")
     fig2, _ = plots.position_plot(frame[x].to_numpy(), frame["diff"].to_numpy(), frame["diff_low"].to_numpy(),
