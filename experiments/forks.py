@@ -41,8 +41,11 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
+import sim
 from experiments import design, plots, stats, wording
 from experiments.design import Finding
+from sim.position import Position
+from sim.rollouts import Rollout
 
 __all__ = ["Fork", "ForkConfig", "breakdown_findings", "collect", "game_level", "page_blocks", "run_forks",
            "went_out_this_turn"]
@@ -159,8 +162,6 @@ def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None]
         and ``var_unpaired`` (of the trial differences, and of two
         independent trials), ``trials``, and the fork's own facts.
     """
-    import sim
-
     strategies = [config.strategy] * config.players
     workers = config.workers or 2
     rows = []
@@ -189,7 +190,7 @@ def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None]
     return pl.DataFrame(rows)
 
 
-def _row(position: Any, r: Any, now: str, other: str, game: int, index: int, facts: dict[str, Any],
+def _row(position: Position, r: Rollout, now: str, other: str, game: int, index: int, facts: dict[str, Any],
          config: ForkConfig) -> dict[str, Any]:
     seat = position.seat
     a, b = r.points[0], r.points[1]
