@@ -214,7 +214,8 @@ def _row(position: Position, r: Rollout, now: str, other: str, game: int, index:
 
 def _estimate(frame: pl.DataFrame, column: str, config: ForkConfig, salt: int) -> stats.Estimate | None:
     """The mean of ``column`` over positions, its interval resampling games; ``None`` under two games."""
-    per_game = frame.group_by("game").agg(pl.col(column).sum().alias("total"), pl.len().alias("count"))
+    # Sorted by game: the bootstrap draws games by their place, so the order must not vary between runs.
+    per_game = frame.group_by("game").agg(pl.col(column).sum().alias("total"), pl.len().alias("count")).sort("game")
     if per_game.height < 2:
         return None
     e = stats.ratio_estimate(per_game["total"].to_numpy(), per_game["count"].to_numpy(),
@@ -268,8 +269,7 @@ def figures(fork: Fork, frame: pl.DataFrame, findings: list[Finding], x: str, xl
     labels = ["every position" if not f.group else f.group for f in shown]
     what = f"round points: {fork.other} minus {fork.now}"
     fig1, _ = plots.interval_plot(labels, [f.estimate for f in shown], f"{what}\n(above zero: {fork.now} was better)",
-                                  title=f"{fork.other[0].upper() + fork.other[1:]} rather than {fork.now}, "
-                                        "by position")
+                                  title=f"{fork.other[0].upper() + fork.other[1:]} rather than {fork.now}")
     fig2, _ = plots.position_plot(frame[x].to_numpy(), frame["diff"].to_numpy(), frame["diff_low"].to_numpy(),
                                   frame["diff_high"].to_numpy(), xlabel, what,
                                   title="Each position's cost, with its interval over trials")

@@ -22,6 +22,11 @@ def opening_run():
     return opening_fork.run(opening_fork.Config(seed=3, **SMALL))
 
 
+def _rounded(f):
+    e = f.estimate
+    return f.metric, f.arms, f.group, round(e.estimate, 9), round(e.low, 9), round(e.high, 9), e.clusters
+
+
 def _events(run, game: int):
     c = run.config
     return sim.play_traced(c.ruleset, [c.strategy] * c.players, seed=c.seed, game=game)
@@ -86,9 +91,13 @@ def test_findings_are_the_mean_over_positions_with_groups_that_hold_positions(op
             assert f.estimate.estimate == pytest.approx(part["diff"].mean())
 
 
-def test_fork_rows_are_the_same_on_every_run_and_change_with_the_seed(joker_run):
+def test_fork_rows_and_findings_are_the_same_on_every_run_and_change_with_the_seed(joker_run):
     again = joker_fork.run(joker_run.config)
     assert again.frame.equals(joker_run.frame)
+    assert [_rounded(f) for f in again.findings] == [_rounded(f) for f in joker_run.findings]
+    shuffled = joker_run.frame.sample(fraction=1.0, shuffle=True, seed=1)  # rows read back in another order
+    read_back = joker_fork.analyse(shuffled, joker_run.config)
+    assert [_rounded(f) for f in read_back] == [_rounded(f) for f in joker_run.findings]
     other = joker_fork.run(joker_run.config.replace(seed=4))
     assert not np.array_equal(other.frame["diff"].to_numpy(), joker_run.frame["diff"].to_numpy())
 
