@@ -24,6 +24,8 @@ REPORTED: tuple[str, ...] = (
     "may_i",
     "time_to_open",
     "discard_pile",
+    "joker_fork",
+    "opening_fork",
 )
 """The experiments of the report, in its order."""
 

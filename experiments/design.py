@@ -69,6 +69,7 @@ __all__ = [
     "load_dataset",
     "play_arm",
     "play_arms",
+    "provenance",
     "reanalyse",
     "run_experiment",
     "save_dataset",
@@ -386,6 +387,11 @@ def load_dataset(folder: Path | str) -> pl.LazyFrame:
 
 
 def _provenance(config: Config, wall: float, frame: pl.DataFrame) -> dict[str, Any]:
+    return provenance(config, wall, int(frame["game"].n_unique()), rounds_of(frame), frame.height)
+
+
+def provenance(config: Config, wall: float, games: int, rounds: int, rows: int) -> dict[str, Any]:
+    """Versions, sizes and wall time of a run, as ``summary.json`` and the report pages give them."""
     try:
         version = importlib.metadata.version("rami-lab")
     except importlib.metadata.PackageNotFoundError:
@@ -400,8 +406,7 @@ def _provenance(config: Config, wall: float, frame: pl.DataFrame) -> dict[str, A
     return {
         "package_version": version, "rules_version": rules.RULES_VERSION, "git_commit": commit,
         "python": platform.python_version(), "numba": numba.__version__, "polars": pl.__version__,
-        "seed": config.seed, "games": int(frame["game"].n_unique()), "rounds": rounds_of(frame),
-        "rows": frame.height, "wall_seconds": round(wall, 2),
+        "seed": config.seed, "games": games, "rounds": rounds, "rows": rows, "wall_seconds": round(wall, 2),
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
 

@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from experiments.stats import Estimate
 
-__all__ = ["interval_plot", "series_plot", "survival_plot"]
+__all__ = ["interval_plot", "position_plot", "series_plot", "survival_plot"]
 
 
 def interval_plot(
@@ -107,6 +107,47 @@ def series_plot(
     ax.grid(alpha=0.3)
     if len(series) > 1:
         ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, ax
+
+
+def position_plot(
+    x: np.ndarray,
+    values: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+) -> tuple[Figure, Axes]:
+    """One point per position: its value against ``x``, with the 95% interval of its own trials.
+
+    Parameters
+    ----------
+    x, values, low, high : array of float, shape (n,)
+        A position's covariate (cards in hand, opening points), its mean over
+        trials and that mean's interval. Points sharing an ``x`` are spread
+        sideways a little so that each stays visible.
+    """
+    x = np.asarray(x, dtype=float)
+    if not len(x) == len(values) == len(low) == len(high):
+        raise ValueError(f"x, values, low and high must have one entry per position, got {len(x)}, {len(values)}, "
+                         f"{len(low)}, {len(high)}")
+    values, low, high = (np.asarray(a, dtype=float) for a in (values, low, high))
+    spread = np.zeros(len(x))
+    for v in np.unique(x):
+        at = np.flatnonzero(x == v)
+        spread[at] = np.linspace(-0.25, 0.25, len(at)) if len(at) > 1 else 0.0
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    ax.errorbar(x + spread, values, yerr=[values - low, high - values], fmt="o", color="#1f4e79", ecolor="#b5c7db",
+                capsize=2, markersize=3)
+    ax.axhline(0.0, color="#999999", lw=1, ls="--")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"{ylabel}\n(bars: 95% interval over the position's trials)")
+    if title:
+        ax.set_title(title)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig, ax
 

@@ -114,6 +114,8 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     if quick:
         note += (" At this size the intervals are wide: a 'no measurable difference' often means too few games to "
                  "tell, not no difference. The full edition (`rami report`) plays many more games.")
+    if hasattr(module, "edition_note"):  # an experiment that is not played as arms says what it played
+        note = module.edition_note(first, quick)
     blocks.append(("p", note))
     blocks.append(("h2", "Conclusion"))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
@@ -131,6 +133,8 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
                                 "read those as not settled at this size."))
         else:
             blocks.append(("p", f"The two seeds agree on all {len(first.findings)} findings."))
+    if hasattr(module, "page_blocks"):  # sections of the experiment's own
+        blocks.extend(module.page_blocks(list(runs)))
     blocks.append(("h2", "Figures"))
     for fig_name in first.provenance.get("figures", []):
         blocks.append(("fig", fig_name, f"{fig_name} (seed {first.config.seed})"))
