@@ -40,9 +40,8 @@ def __getattr__(name: str) -> Any:
 
         return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
     if name == "best_openings":
-        from sim import openings
-
-        return openings.best_openings
+        # The same function as sim.rules.best_openings, kept here for its first users.
+        return rules.best_openings
     if name == "Position":
         from sim import position
 
