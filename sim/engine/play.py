@@ -276,31 +276,37 @@ def _table_closed(rules, g, seats):
     return mask == ZERO and not joker
 
 
-@kernel
-def _near_cards(code, ace_high):
-    """The naturals that can share a meld with natural ``code`` as its nearest partners.
+def _near_cards_table() -> np.ndarray:
+    """``NEAR_CARDS[ace_high, code]``: the naturals that can share a meld with natural ``code`` as its nearest partners.
 
     The other suits of its rank, and the cards of its suit up to two ranks
     away (the ace next to the two and, when it ranks high, to the king).
     A meld holding ``code`` holds one of them: a set another suit of the
     rank, a run (of three cards or more, one gap at most filled by a joker)
     a card at most two places away. So a hand without any of them cannot
-    use ``code`` at all, which two bit operations tell.
+    use ``code`` at all, which one bit test tells. Shape ``(2, 52)``, uint64
+    masks of codes; a constant of the compiled code.
     """
-    rank = code % 13 + 1
-    suit = code // 13
-    mask = ZERO
-    for s in range(4):
-        if s != suit:
-            mask |= bit(s * 13 + rank - 1)
-    top = 14 if ace_high else 13
-    for p in (rank, 14):
-        if p == 14 and not (rank == 1 and ace_high):
-            continue
-        for q in range(p - 2, p + 3):
-            if q != p and 1 <= q <= top and (q - 1) % 13 != rank - 1:
-                mask |= bit(suit * 13 + (q - 1) % 13)
-    return mask
+    table = np.zeros((2, 52), dtype=np.uint64)
+    for ace_high in (0, 1):
+        top = 14 if ace_high else 13
+        for code in range(52):
+            rank, suit = code % 13 + 1, code // 13
+            mask = 0
+            for s in range(4):
+                if s != suit:
+                    mask |= 1 << (s * 13 + rank - 1)
+            for p in (rank, 14):
+                if p == 14 and not (rank == 1 and ace_high):
+                    continue
+                for q in range(p - 2, p + 3):
+                    if q != p and 1 <= q <= top and (q - 1) % 13 != rank - 1:
+                        mask |= 1 << (suit * 13 + (q - 1) % 13)
+            table[ace_high, code] = mask
+    return table
+
+
+NEAR_CARDS = _near_cards_table()
 
 
 @kernel
@@ -308,11 +314,11 @@ def _completes(lo, jk, top, rules):
     """Whether the pile's ``top`` sits in a meld of the hand ``(lo, jk)`` with it.
 
     :func:`card_in_meld`, answered first from the card's near partners
-    (:func:`_near_cards`): most hands asked about most discards hold none.
+    (:data:`NEAR_CARDS`): most hands asked about most discards hold none.
     """
     if top == JOKER:
         return joker_in_meld(lo, rules.min_run, rules.ace_high)
-    if (lo & _near_cards(top, rules.ace_high)) == ZERO:
+    if (lo & NEAR_CARDS[1 if rules.ace_high else 0, top]) == ZERO:
         return False
     return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
 
