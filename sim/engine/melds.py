@@ -947,7 +947,13 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
         if best_cards >= ceiling:
             break  # nothing can lay more cards
         ka = set_idx[a] if sets >= 1 else run_idx[a]
-        if c_info[ka, I_SIZE] + most_after0 < best_cards:
+        size_a = c_info[ka, I_SIZE]
+        after0 = most_after0
+        if same01 and total >= 2:
+            # Slot 1 picks from slot 0's meld on, so it is no larger (nor is
+            # slot 2 when it picks from slot 1's list too).
+            after0 = min(most_after0, size_a + ((size_a if same12 else most_after1) if total == 3 else 0))
+        if size_a + after0 < best_cards:
             break  # the melds are sorted by size: no later pick does better
         fit, lo1, hi1, jk1, cards1, pts1, used1 = _contract_slot(ka, lo, hi, jk, c_mask, c_info, forced)
         if not fit:
@@ -977,9 +983,18 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
                 if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
                     fit2[n2] = k
                     n2 += 1
+        # The most slot 2 can add: its largest meld that still fits, which
+        # is no larger than slot 1's own when both are of one kind (slot 2
+        # then picks from slot 1's meld on, largest first).
+        most_after1_fit = 0
+        if total == 3 and not same12:
+            most_after1_fit = c_info[fit2[0], I_SIZE] if n2 > 0 else 0
         for b in range(n1):
             kb = fit1[b]
-            if cards1 + c_info[kb, I_SIZE] + most_after1 < best_cards:
+            size_b = c_info[kb, I_SIZE]
+            if total == 3 and same12:
+                most_after1_fit = size_b
+            if cards1 + size_b + min(most_after1, most_after1_fit) < best_cards:
                 break
             fit, lo2, hi2, jk2, cards2, pts2, used2 = _contract_slot(kb, lo1, hi1, jk1, c_mask, c_info, forced)
             if not fit:
