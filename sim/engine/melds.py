@@ -901,9 +901,9 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
     Exactly ``sets`` sets and ``runs`` runs (two or three melds), disjoint,
     from the candidates of the hand, listed by :func:`_contract_melds`
     (``set_idx[:n_sets]``, ``run_idx[:n_runs]``, largest first; ``useful``
-    the cards some candidate uses; rows 0 and 1 of ``fits`` are scratch); with ``whole`` they must hold every card
-    of the hand (deal 7). At most ``card_limit`` cards are laid. Ties go to
-    the higher opening value. Returns ``(cards laid, points)``, ``(-1, 0)``
+    the cards some candidate uses; rows 0 and 1 of ``fits`` are scratch);
+    with ``whole`` they must hold every card of the hand (deal 7). At most
+    ``card_limit`` cards are laid. Ties go to the higher opening value. Returns ``(cards laid, points)``, ``(-1, 0)``
     when no contract can be laid, and the melds' candidate indices in ``out``.
 
     The melds are picked slot by slot (sets first, then runs, indices never
