@@ -737,6 +737,91 @@ def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
 
 
 @kernel
+def _contract_melds(n, c_mask, c_info, ws):
+    """List the candidates a contract picks from, once per contract search.
+
+    The sets go to ``ws[0][0]`` and the runs to ``ws[0][1]``, each largest
+    first and, among melds of one size, in candidate order, so that good
+    contracts come early and the size bounds of :func:`_contract` cut the
+    rest of each loop. A counting sort over the sizes (3 .. 14), with the
+    counts in ``ws[0][2]``: one pass over the candidates instead of one per
+    size, and done once for every sub-search a forced card starts rather
+    than in each. Returns ``(sets listed, runs listed, mask of the cards
+    some candidate uses)``.
+    """
+    wc = ws[0]
+    set_idx = wc[0]
+    run_idx = wc[1]
+    # Slots 0 .. 15 count the sets of each size, 16 .. 31 the runs; they
+    # then hold where the next meld of that size goes.
+    at = wc[2]
+    for i in range(32):
+        at[i] = 0
+    useful = ZERO
+    for k in range(n):
+        useful |= c_mask[k]
+        at[c_info[k, I_SIZE] + (0 if c_info[k, I_KIND] == KIND_SET else 16)] += 1
+    n_sets = 0
+    n_runs = 0
+    for size in range(15, -1, -1):
+        count_sets = at[size]
+        at[size] = n_sets
+        n_sets += count_sets
+        count_runs = at[size + 16]
+        at[size + 16] = n_runs
+        n_runs += count_runs
+    for k in range(n):
+        if c_info[k, I_KIND] == KIND_SET:
+            slot = c_info[k, I_SIZE]
+            set_idx[at[slot]] = k
+        else:
+            slot = c_info[k, I_SIZE] + 16
+            run_idx[at[slot]] = k
+        at[slot] += 1
+    return n_sets, n_runs, useful
+
+
+@kernel
+def _suits(lo):
+    """How many suits the natural cards ``lo`` hold."""
+    suits = 0
+    for suit in range(4):
+        if (lo >> np.uint64(13 * suit)) & SUIT_BITS:
+            suits += 1
+    return suits
+
+
+@kernel
+def _holds_disjoint(lo, hi, jk, idx, n_idx, count, c_mask, c_info):
+    """Whether the hand can lay ``count`` (0 .. 3) of the melds ``idx[:n_idx]`` at once.
+
+    A meld may be taken twice when the hand holds both copies of its cards,
+    as in :func:`_contract`. It stops at the first collection found, so a
+    hand that holds one costs little; a hand that holds none, the usual
+    case, costs one pass over pairs (or triples) of one kind of meld.
+    """
+    if count <= 0:
+        return True
+    for a in range(n_idx):
+        fit, lo1, hi1, jk1, _, _, _ = _contract_slot(idx[a], lo, hi, jk, c_mask, c_info, -1)
+        if not fit:
+            continue
+        if count == 1:
+            return True
+        for b in range(a, n_idx):
+            fit, lo2, hi2, jk2, _, _, _ = _contract_slot(idx[b], lo1, hi1, jk1, c_mask, c_info, -1)
+            if not fit:
+                continue
+            if count == 2:
+                return True
+            for c in range(b, n_idx):
+                fit, _, _, _, _, _, _ = _contract_slot(idx[c], lo2, hi2, jk2, c_mask, c_info, -1)
+                if fit:
+                    return True
+    return False
+
+
+@kernel
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
@@ -745,8 +830,43 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     searched freely in what remains, which is far quicker when the card fits
     few melds (the usual case: the card just drawn).
     """
+    if forced >= 0:
+        # No candidate holds the card: no contract can use it, and nothing
+        # need be listed.
+        holds = False
+        for k in range(n):
+            if (forced == JOKER and c_info[k, I_JOKER] == 1) or (forced < JOKER and (c_mask[k] & bit(forced))):
+                holds = True
+                break
+        if not holds:
+            return -1, 0
+    if whole:
+        # Deal 7 lays every card: a card in no candidate, or more suits than
+        # runs when the contract has no set, rules the hand out (whatever
+        # meld a forced card goes in first), before any listing.
+        useful = ZERO
+        for k in range(n):
+            useful |= c_mask[k]
+        if (lo & ~useful) != ZERO:
+            return -1, 0
+        if sets == 0 and _suits(lo) > runs:
+            return -1, 0
+    n_sets, n_runs, useful = _contract_melds(n, c_mask, c_info, ws)
+    wc = ws[0]
+    set_idx = wc[0]
+    run_idx = wc[1]
+    # Most searches find no contract (a seat draws many times before it can
+    # lay its contract): a hand that cannot hold the contract's sets alone,
+    # or its runs alone, cannot hold the contract. Checked once here, not
+    # for every meld the search tries first.
+    if not _holds_disjoint(lo, hi, jk, set_idx, n_sets, sets, c_mask, c_info):
+        return -1, 0
+    if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
+        return -1, 0
+    fits = wc[3:5]
     if forced < 0:
-        return _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws)
+        return _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful,
+                         card_limit, out, fits)
     best_cards = -1
     best_points = 0
     sub = ws[1][8]
@@ -759,8 +879,8 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
             continue
         rest_sets = sets - (1 if kind == KIND_SET else 0)
         rest_runs = runs - (0 if kind == KIND_SET else 1)
-        cards2, pts2 = _contract(lo1, hi1, jk1, n, c_mask, c_info, rest_sets, rest_runs, whole,
-                                 card_limit - cards1, sub, ws)
+        cards2, pts2 = _contract(lo1, hi1, jk1, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, rest_sets,
+                                 rest_runs, whole, useful, card_limit - cards1, sub, fits)
         if cards2 < 0:
             continue
         cards = cards1 + cards2
@@ -774,15 +894,17 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
 
 
 @kernel
-def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws):
+def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful, card_limit,
+              out, fits):
     """The contract of a Rami contrat deal that lays the most cards.
 
     Exactly ``sets`` sets and ``runs`` runs (two or three melds), disjoint,
-    from the candidates of the hand; with ``whole`` they must hold every card
-    of the hand (deal 7). ``forced`` (a card code, 52 for a joker, or -1) must
-    be used; at most ``card_limit`` cards are laid. Ties go to the higher
-    opening value. Returns ``(cards laid, points)``, ``(-1, 0)`` when no
-    contract can be laid, and the melds' candidate indices in ``out``.
+    from the candidates of the hand, listed by :func:`_contract_melds`
+    (``set_idx[:n_sets]``, ``run_idx[:n_runs]``, largest first; ``useful``
+    the cards some candidate uses; rows 0 and 1 of ``fits`` are scratch);
+    with ``whole`` they must hold every card of the hand (deal 7). At most
+    ``card_limit`` cards are laid. Ties go to the higher opening value. Returns ``(cards laid, points)``, ``(-1, 0)``
+    when no contract can be laid, and the melds' candidate indices in ``out``.
 
     The melds are picked slot by slot (sets first, then runs, indices never
     decreasing within a kind so each collection is tried once; the same meld
@@ -797,35 +919,10 @@ def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out,
     if whole:
         # Every card must sit in one of the melds: a card in no candidate, or
         # more suits than runs when there is no set, rules the hand out at once.
-        useful = ZERO
-        for k in range(n):
-            useful |= c_mask[k]
         if (lo & ~useful) != ZERO:
             return -1, 0
-        if sets == 0:
-            suits = 0
-            for suit in range(4):
-                if (lo >> np.uint64(13 * suit)) & SUIT_BITS:
-                    suits += 1
-            if suits > runs:
-                return -1, 0
-    wc = ws[0]
-    set_idx = wc[0]
-    run_idx = wc[1]
-    # Largest melds first, so that good contracts come early and the size
-    # bounds below cut the rest of each loop.
-    n_sets = 0
-    n_runs = 0
-    for size in range(14, 2, -1):
-        for k in range(n):
-            if c_info[k, I_SIZE] != size:
-                continue
-            if c_info[k, I_KIND] == KIND_SET:
-                set_idx[n_sets] = k
-                n_sets += 1
-            else:
-                run_idx[n_runs] = k
-                n_runs += 1
+        if sets == 0 and _suits(lo) > runs:
+            return -1, 0
     n_cards = popcount(lo) + popcount(hi) + jk
     ceiling = min(n_cards, card_limit)  # no contract lays more
     biggest_set = c_info[set_idx[0], I_SIZE] if n_sets > 0 else 0
@@ -842,11 +939,21 @@ def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out,
         (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
     )
     most_after1 = (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
+    list1 = set_idx if sets >= 2 else run_idx
+    list2 = set_idx if sets >= 3 else run_idx
+    fit1 = fits[0]
+    fit2 = fits[1]
     for a in range(len0):
         if best_cards >= ceiling:
             break  # nothing can lay more cards
         ka = set_idx[a] if sets >= 1 else run_idx[a]
-        if c_info[ka, I_SIZE] + most_after0 < best_cards:
+        size_a = c_info[ka, I_SIZE]
+        after0 = most_after0
+        if same01 and total >= 2:
+            # Slot 1 picks from slot 0's meld on, so it is no larger (nor is
+            # slot 2 when it picks from slot 1's list too).
+            after0 = min(most_after0, size_a + ((size_a if same12 else most_after1) if total == 3 else 0))
+        if size_a + after0 < best_cards:
             break  # the melds are sorted by size: no later pick does better
         fit, lo1, hi1, jk1, cards1, pts1, used1 = _contract_slot(ka, lo, hi, jk, c_mask, c_info, forced)
         if not fit:
@@ -858,9 +965,36 @@ def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out,
                 best_cards, best_points = cards1, pts1
                 out[0] = ka
             continue
+        # The melds of slot 1 that fit the hand slot 0 left, in list order,
+        # and those of slot 2 when of the other kind: the inner loops then
+        # visit only melds that can still be laid (a meld that does not fit
+        # this hand fits none of its parts either), in the same order, so the
+        # first best contract found is the same.
+        n1 = 0
         for b in range(a if same01 else 0, len1):
-            kb = set_idx[b] if sets >= 2 else run_idx[b]
-            if cards1 + c_info[kb, I_SIZE] + most_after1 < best_cards:
+            k = list1[b]
+            if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
+                fit1[n1] = k
+                n1 += 1
+        n2 = 0
+        if total == 3 and not same12:
+            for c in range(len2):
+                k = list2[c]
+                if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
+                    fit2[n2] = k
+                    n2 += 1
+        # The most slot 2 can add: its largest meld that still fits, which
+        # is no larger than slot 1's own when both are of one kind (slot 2
+        # then picks from slot 1's meld on, largest first).
+        most_after1_fit = 0
+        if total == 3 and not same12:
+            most_after1_fit = c_info[fit2[0], I_SIZE] if n2 > 0 else 0
+        for b in range(n1):
+            kb = fit1[b]
+            size_b = c_info[kb, I_SIZE]
+            if total == 3 and same12:
+                most_after1_fit = size_b
+            if cards1 + size_b + min(most_after1, most_after1_fit) < best_cards:
                 break
             fit, lo2, hi2, jk2, cards2, pts2, used2 = _contract_slot(kb, lo1, hi1, jk1, c_mask, c_info, forced)
             if not fit:
@@ -878,8 +1012,9 @@ def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out,
                     best_cards, best_points = cards, points
                     out[0], out[1] = ka, kb
                 continue
-            for c in range(b if same12 else 0, len2):
-                kc = set_idx[c] if sets >= 3 else run_idx[c]
+            fit_c = fit1 if same12 else fit2
+            for c in range(b if same12 else 0, n1 if same12 else n2):
+                kc = fit_c[c]
                 size_c = c_info[kc, I_SIZE]
                 if cards12 + size_c < best_cards:
                     break

@@ -49,6 +49,7 @@ from sim.engine.table import (
     add_to_meld,
     fits_end,
     recover,
+    recovering_cards,
     recovers,
 )
 from sim.engine.layout import (
@@ -275,9 +276,62 @@ def _table_closed(rules, g, seats):
     return mask == ZERO and not joker
 
 
+def _near_cards_table() -> np.ndarray:
+    """``NEAR_CARDS[ace_high, code]``: the naturals that can share a meld with natural ``code`` as its nearest partners.
+
+    The other suits of its rank, and the cards of its suit up to two ranks
+    away (the ace next to the two and, when it ranks high, to the king).
+    A meld holding ``code`` holds one of them: a set another suit of the
+    rank, a run (of three cards or more, one gap at most filled by a joker)
+    a card at most two places away. So a hand without any of them cannot
+    use ``code`` at all, which one bit test tells. Shape ``(2, 52)``, uint64
+    masks of codes; a constant of the compiled code.
+    """
+    table = np.zeros((2, 52), dtype=np.uint64)
+    for ace_high in (0, 1):
+        top = 14 if ace_high else 13
+        for code in range(52):
+            rank, suit = code % 13 + 1, code // 13
+            mask = 0
+            for s in range(4):
+                if s != suit:
+                    mask |= 1 << (s * 13 + rank - 1)
+            for p in (rank, 14):
+                if p == 14 and not (rank == 1 and ace_high):
+                    continue
+                for q in range(p - 2, p + 3):
+                    if q != p and 1 <= q <= top and (q - 1) % 13 != rank - 1:
+                        mask |= 1 << (suit * 13 + (q - 1) % 13)
+            table[ace_high, code] = mask
+    return table
+
+
+NEAR_CARDS = _near_cards_table()
+
+
 @kernel
+def _completes(lo, jk, top, rules):
+    """Whether the pile's ``top`` sits in a meld of the hand ``(lo, jk)`` with it.
+
+    :func:`card_in_meld`, answered first from the card's near partners
+    (:data:`NEAR_CARDS`): most hands asked about most discards hold none.
+    """
+    if top == JOKER:
+        return joker_in_meld(lo, rules.min_run, rules.ace_high)
+    if (lo & NEAR_CARDS[1 if rules.ace_high else 0, top]) == ZERO:
+        return False
+    return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+
+
+@kernel(forceinline=True)
 def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile, pub, view):
-    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29)."""
+    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29).
+
+    Played after every stock draw of Rami contrat, for each other seat: so it
+    is inlined into the turn (its sixteen arguments are not copied at each
+    draw), and whether the card completes a meld is answered from bit tests
+    first (:func:`_completes`).
+    """
     granted = 0
     for step in range(1, rules.players):
         if granted >= rules.may_i_limit or g[G_PILE] == 0 or g[G_STOCK] == 0:
@@ -285,10 +339,7 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
         asker = (seat + step) % rules.players
         top = pile[g[G_PILE] - 1]
         lo, jk = h_lo[asker], h_jk[asker]
-        if top == JOKER:
-            completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
-        else:
-            completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+        completes = _completes(lo, jk, top, rules)
         fill_view(rules, g, seats, h_n, h_jk, asker, view)
         if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
                             lo, h_hi[asker], pub, view):
@@ -520,12 +571,12 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
     for m in range(n_melds):
         if not table[m, I_JOKER]:
             continue
-        x = lo
+        # Only the hand's cards that take this joker back, lowest first: a
+        # mask, rather than a test of every card of the hand against the meld.
+        x = lo & recovering_cards(table, m, unambiguous)
         while x:
             code = lowest(x)
             x &= x - np.uint64(1)
-            if not recovers(table, m, code, unambiguous):
-                continue
             # The hand once the natural is down and the joker is in it.
             rlo, rhi = remove_card(lo, hi, code)
             rjk = jk + 1

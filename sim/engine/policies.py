@@ -219,9 +219,13 @@ def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pu
     return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0
 
 
-@kernel
+@kernel(forceinline=True)
 def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
-    """Whether to say "Puis-je ?" for the pile's top ``card`` (contrat)."""
+    """Whether to say "Puis-je ?" for the pile's top ``card`` (contrat).
+
+    Asked of every other seat after each stock draw: inlined where the
+    engine asks it, so that its arrays are not copied at every question.
+    """
     if kind == KIND_RANDOM:
         return below(rng, seat, 2) == 1
     if kind == KIND_PYTHON:

@@ -134,6 +134,27 @@ def recovers(table, m, code, unambiguous_only):
 
 
 @kernel
+def recovering_cards(table, m, unambiguous_only):
+    """The naturals that take back the joker of meld ``m``, as a mask of codes.
+
+    The cards for which :func:`recovers` is true, found at once: a hand's
+    cards that recover it are then ``lo & recovering_cards(...)``.
+    """
+    if not table[m, I_JOKER]:
+        return np.uint64(0)
+    rank = table[m, I_KEY]
+    if table[m, I_KIND] == KIND_RUN:
+        return np.uint64(1) << np.uint64(code_at(rank, table[m, I_JPOS]))
+    if table[m, I_SIZE] != 4 and unambiguous_only:
+        return np.uint64(0)
+    mask = np.uint64(0)
+    for suit in range(4):
+        if not table[m, I_START] & (1 << suit):
+            mask |= np.uint64(1) << np.uint64(suit * 13 + rank - 1)
+    return mask
+
+
+@kernel
 def recover(table, m, code):
     """Put natural ``code`` in place of meld ``m``'s joker."""
     table[m, I_JOKER] = 0
