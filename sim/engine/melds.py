@@ -22,6 +22,7 @@ from sim.engine.jit import kernel
 
 JOKER = 52
 MAX_CANDIDATES = 4096
+NO_MELD = -3  # the end of a chain of candidates in the meld search (see _group)
 
 # Columns of a candidate's (or a table meld's) info row.
 I_KIND = 0  # 0 run, 1 set
@@ -58,16 +59,6 @@ def popcount(x):
 def lowest(x):
     """Index of the lowest set bit of a non-zero word (one machine instruction)."""
     return np.int64(trailing_zeros(np.uint64(x)))
-
-
-@kernel
-def _bits(x):
-    """Set bits of a small non-negative int64."""
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
 
 
 @kernel
@@ -178,13 +169,21 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     n = 0
     top = 14 if ace_high else 13
     use_joker = jk > 0
-    shift = 1 if use_joker else 0
     for suit in range(4):
         ranks = _suit_ranks(lo, suit)
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
-        if _bits(ranks) + shift < min_run:
-            continue
+        if use_joker:
+            if popcount(ranks) + 1 < min_run:
+                continue
+        else:
+            # No joker: a run needs min_run positions in a row; most suits
+            # of a hand have none, and the windows below need not be tried.
+            in_a_row = ranks
+            for i in range(1, min_run):
+                in_a_row &= ranks >> i
+            if in_a_row == 0:
+                continue
         # A window starts on a card of the hand, or (joker) just before one.
         starts = ranks | ((ranks >> 1) if use_joker else 0)
         starts &= (1 << top) - 1
@@ -226,9 +225,12 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
             if (lo >> np.uint64(13 * s + rank - 1)) & ONE:
                 suits |= 1 << s
         value = rank_value(rank)
-        for sub in range(3, 16):
-            if sub & ~suits:
-                continue
+        sub = 0
+        while True:
+            # The next subset of the rank's suits, in increasing order.
+            sub = (sub - suits) & suits
+            if sub == 0:
+                break
             k = 0
             m = ZERO
             for s in range(4):
@@ -358,13 +360,28 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     searched freely. Few melds hold a given card, so this is far quicker
     than searching everything and discarding what misses it.
     """
-    useful, joker_useful = _group(n, c_mask, c_info, ws)
+    # Settle what needs no search first: most hands a turn looks at hold no
+    # candidate, or none with the forced card, or too few useful points.
+    if n == 0:
+        # (what the searches below return for no candidate at all)
+        return (0, 0) if forced < 0 and target <= 0 and not need_natural else (-1, 0)
+    useful, joker_useful = _fitting(lo, jk, n, c_mask, c_info)
+    if target > 0:
+        # A collection is worth at most _bound of the useful cards it holds,
+        # so when all of them together fall short, nothing qualifies.
+        bound = _bound(lo & useful, hi & useful, jk if joker_useful else 0, objective)
+        if objective == 1 and bound > card_limit:
+            bound = card_limit
+        if bound < target:
+            return -1, 0
     if forced < 0:
+        _group(n, c_mask, c_info, lo & useful, ws)
         return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws,
                        useful, joker_useful)
     sub = ws[1][8]
     best = -1
     n_best = 0
+    grouped = False
     for k in range(n):
         joker = c_info[k, I_JOKER]
         m = c_mask[k]
@@ -379,11 +396,19 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         if size > card_limit:
             continue
         value = c_info[k, I_POINTS] if objective == 0 else size
+        if not grouped:
+            # Grouped only once a meld with the forced card fits.
+            _group(n, c_mask, c_info, lo & useful, ws)
+            grouped = True
         nlo, nhi = remove_mask(lo, hi, m)
         natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
+        # The rest of the hand is searched with only the cards that melds
+        # still fitting it use: a tighter bound, so most rests are settled
+        # at once.
+        rest_useful, rest_joker_useful = _fitting(nlo, jk - joker, n, c_mask, c_info)
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
-                               max(target, best + 1) - value, sub, ws, useful, joker_useful)
+                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful)
         if rest >= 0 and rest + value > best and rest + value >= target:
             best = rest + value
             out[0] = k
@@ -396,51 +421,58 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
 
 
 @kernel
-def _group(n, c_mask, c_info, ws):
-    """Group the candidates by their lowest natural card, for :func:`_search`.
+def _fitting(lo, jk, n, c_mask, c_info):
+    """``(mask of the cards, whether a joker)`` that the candidates fitting the hand ``(lo, jk)`` use.
 
-    The search settles the hand's lowest card first, either left in hand or
-    in a meld it heads, so it looks candidates up by lowest card: their
-    indices sorted by it go to ``ws[0][1]``, where the group of card ``c``
-    runs from ``ws[0][2][c]`` to ``ws[0][2][c + 1]``. Returns the mask of
-    the cards some candidate uses and whether some candidate holds a joker.
-    ``ws[0][4][k]`` receives what candidate ``k`` takes off :func:`_bound`
-    of the opening points when laid. Done once per :func:`search`, however
-    many searches it runs on the same candidates.
+    A card outside the mask can only stay in hand: leaving it out of a
+    search changes no collection found, and tightens the search's bound.
     """
     useful = ZERO
     joker_useful = False
     for k in range(n):
-        useful |= c_mask[k]
-        if c_info[k, I_JOKER]:
-            joker_useful = True
+        m = c_mask[k]
+        joker = c_info[k, I_JOKER]
+        if (m & ~lo) == ZERO and joker <= jk:
+            useful |= m
+            if joker:
+                joker_useful = True
+    return useful, joker_useful
+
+
+@kernel
+def _group(n, c_mask, c_info, cards, ws):
+    """Chain the candidates by their lowest natural card, for :func:`_search`.
+
+    The search settles the hand's lowest card first, either left in hand or
+    in a meld it heads, so it looks candidates up by lowest card: the chain
+    of card ``c`` starts at ``ws[0][2][c]`` and goes on through
+    ``ws[0][1][k]`` from candidate ``k`` to the next one, in candidate order,
+    ending at ``NO_MELD``. Only the chains of the cards of mask ``cards``
+    are started (the search meets no other lowest card; the links written
+    for other cards are never followed): a handful of stores where a sort
+    over every card code cost more than the search on most hands. ``ws[0][4][k]`` receives what candidate ``k`` takes off
+    :func:`_bound` of the opening points when laid. Done once per
+    :func:`search`, however many searches it runs on the same candidates.
+    """
     wc = ws[0]
-    lows = wc[0]
-    order = wc[1]
-    first = wc[2]
-    fill = wc[3]
+    nxt = wc[1]
+    head = wc[2]
     value = wc[4]
-    for k in range(n):
+    x = cards
+    while x:
+        head[lowest(x)] = NO_MELD
+        x &= x - ONE
+    for k in range(n - 1, -1, -1):
         # The most candidate k's cards could add to an opening (see _bound).
         v = 11 * np.int64(c_info[k, I_JOKER])
         x = c_mask[k]
+        low = lowest(x)
         while x:
             v += _card_value(lowest(x))
             x &= x - ONE
         value[k] = v
-    for c in range(54):
-        first[c] = 0
-    for k in range(n):
-        lows[k] = lowest(c_mask[k])
-        first[lows[k] + 1] += 1
-    for c in range(53):
-        first[c + 1] += first[c]
-    for c in range(54):
-        fill[c] = first[c]
-    for k in range(n):
-        order[fill[lows[k]]] = k
-        fill[lows[k]] += 1
-    return useful, joker_useful
+        nxt[k] = head[low]
+        head[low] = k
 
 
 @kernel
@@ -496,9 +528,9 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
         Receives the chosen candidates' indices.
     ws : tuple
         Scratch arrays from :func:`workspace`, reused across calls, holding
-        the candidates grouped by :func:`_group`.
+        the candidates chained by :func:`_group`.
     useful, joker_useful : uint64, bool
-        What :func:`_group` returned for these candidates.
+        What :func:`_fitting` returns for this hand.
 
     Returns
     -------
@@ -520,10 +552,10 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             return 0, 0
         return -1, 0
 
-    # Candidates grouped by their lowest natural card (see _group).
+    # Candidates chained by their lowest natural card (see _group).
     wc, wf, wu = ws
-    order = wc[1]
-    first = wc[2]
+    nxt = wc[1]
+    head = wc[2]
     cand_value = wc[4]
 
     f_lo = wu[0]
@@ -538,12 +570,18 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     f_iter = wf[5]
     f_choice = wf[6]
 
-    # A collection picked greedily (the richest meld that still fits, again
-    # and again) starts the search off with something to beat, so that
-    # poorer branches are cut at once. The first collection of the best value
-    # in search order is still the one found: until it is reached, everything
-    # recorded is worth less.
-    best = max(target, _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit)) - 1
+    # Without a target, a collection picked greedily (the richest meld that
+    # still fits, again and again) starts the search off with something to
+    # beat, so that poorer branches are cut at once. The first collection of
+    # the best value in search order is still the one found: until it is
+    # reached, everything recorded is worth less. With a target (an opening
+    # threshold) the target alone cuts as much on the hands a round meets,
+    # and the greedy pass cost more than it saved (measured on the
+    # searches of Rami 51 rounds).
+    if target > 0:
+        best = target - 1
+    else:
+        best = max(target, _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit)) - 1
     n_best = 0
     found = False
     d = 0
@@ -582,7 +620,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             it = -1
         c = lowest(clo)
         if it == -1:
-            f_iter[d] = first[c]
+            f_iter[d] = head[c]
             # Leave one copy of c in hand.
             nlo, nhi = remove_card(clo, f_hi[d], c)
             f_choice[d] = -1
@@ -597,9 +635,9 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_iter[e] = -2
             d = e
             continue
-        if it < first[c + 1]:
-            f_iter[d] = it + 1
-            k = order[it]
+        if it != NO_MELD:
+            k = it
+            f_iter[d] = nxt[k]
             m = c_mask[k]
             if (m & ~clo) != ZERO:
                 continue
@@ -633,7 +671,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
 def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call.
 
-    ``[0]`` the candidates grouped by lowest card and their values
+    ``[0]`` the candidates chained by lowest card and their values
     (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
     forced card's sub-search.

@@ -45,6 +45,9 @@ from sim.engine.melds import (
 )
 from sim.engine.rng import derive_seed, mix64, shuffle
 from sim.engine.table import (
+    END_HIGH,
+    END_LOW,
+    END_SET,
     accepts,
     add_to_meld,
     fits_end,
@@ -472,11 +475,17 @@ def enumerate_actions(
                     njk = jk
                 if _leaves_ok(n_hand - 1, nlo, nhi, njk, taken, rules):
                     for m in range(n_melds):
-                        for end in range(3):
+                        # A run takes cards at its low and high ends, a set
+                        # only as a set: the other ends are not tried.
+                        if table[m, I_KIND] == KIND_RUN:
+                            first_end, last_end = END_LOW, END_HIGH
+                        else:
+                            first_end, last_end = END_SET, END_SET
+                        for end in range(first_end, last_end + 1):
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
                                                      1 if code == JOKER else 0, n_hand - 1)
-    if opened and _table_holds_joker(g, table):
+    if opened and rules.jokers > 0 and _table_holds_joker(g, table):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
@@ -485,7 +494,8 @@ def enumerate_actions(
 @kernel
 def _table_holds_joker(g, table):
     """Whether some table meld holds a joker: checked before listing recoveries,
-    so that a table without one skips that call and its thirty arguments."""
+    so that a table without one skips that call and its thirty arguments
+    (and not at all when the deck has no joker, as in basic rummy)."""
     for m in range(g[G_MELDS]):
         if table[m, I_JOKER]:
             return True
