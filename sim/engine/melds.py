@@ -15,10 +15,9 @@ or cards laid, exactly, as :func:`sim.rules.best_collection` does slowly.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.engine.jit import kernel
+from sim.engine.jit import entry, kernel
 
 JOKER = 52
 MAX_CANDIDATES = 4096
@@ -629,7 +628,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     return best, n_best
 
 
-@njit(cache=True, nogil=True)
+@entry
 def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call.
 
@@ -645,7 +644,7 @@ def workspace():
     )
 
 
-@njit(cache=True, nogil=True)
+@entry
 def _best_alone(lo, hi, jk, min_run, ace_high, objective, need_natural):
     """The best value of a hand on its own (0 if none), with scratch of its own."""
     c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
@@ -656,19 +655,19 @@ def _best_alone(lo, hi, jk, min_run, ace_high, objective, need_natural):
     return max(value, 0)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
     """Exact best opening total of a hand (0 if none): the compiled ``best_opening``."""
     return _best_alone(lo, hi, jk, min_run, ace_high, 0, need_natural)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def max_melded(lo, hi, jk, min_run, ace_high):
     """Most cards of a hand that disjoint melds can hold: the compiled ``max_melded_cards``."""
     return _best_alone(lo, hi, jk, min_run, ace_high, 1, False)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def best_openings(hands, decks, jokers, min_run, ace_high, need_natural, out):
     """Best opening total of every hand of ``hands``, into ``out``: the batch ``best_opening``.
 
