@@ -141,13 +141,13 @@ def window_mask(suit, start, end, skip):
     return np.uint64(w13) << np.uint64(13 * suit)
 
 
-@kernel
+@kernel(constants=True)
 def _suit_ranks(lo, suit):
     """The 13-bit rank mask of ``suit`` in the natural-card word ``lo``."""
     return np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
 
 
-@kernel
+@kernel(constants=True)
 def _push(n, c_mask, c_info, mask, kind, key, start, end, jpos, points, size, joker):
     if n >= c_mask.shape[0]:
         return n
@@ -330,7 +330,7 @@ def _card_value(code):
     return rank_value(rank)
 
 
-@kernel
+@kernel(constants=True)
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
@@ -348,7 +348,7 @@ def _bound(lo, hi, jk, objective):
     return total
 
 
-@kernel
+@kernel(constants=True)
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly; see :func:`_search`.
 
@@ -442,7 +442,7 @@ def _group(n, c_mask, c_info, ws):
     return useful, joker_useful
 
 
-@kernel
+@kernel(constants=True)
 def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit):
     """The value of disjoint candidates picked richest first (a natural run
     first when ``need_natural``); -1 when ``need_natural`` finds none."""
@@ -472,7 +472,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
         need = False
 
 
-@kernel
+@kernel(constants=True)
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
             joker_useful):
     """The best collection of disjoint candidates, exactly.
@@ -720,7 +720,7 @@ def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
     return np.uint64(lo), np.uint64(hi), jk
 
 
-@kernel
+@kernel(constants=True)
 def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     """Lay candidate ``k`` on the hand ``(clo, chi, cjk)`` if it fits.
 
@@ -735,7 +735,7 @@ def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     return True, nlo, nhi, cjk - joker, c_info[k, I_SIZE], c_info[k, I_POINTS], uses
 
 
-@kernel
+@kernel(constants=True)
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
@@ -772,7 +772,7 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     return best_cards, best_points
 
 
-@kernel
+@kernel(constants=True)
 def _contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards.
 
