@@ -27,8 +27,9 @@ Prints, after compilation (a warm-up run is not timed):
   (the floor with as many players; a contrat round is one deal). Absolute
   rates move by tens of percent on a shared machine, ratios much less;
 - the compile time on a fresh cache: the first ``rami simulate --games 100``
-  in a subprocess whose numba cache is an empty temporary folder, with the
-  part its own progress reports as compiling (``--no-compile`` skips it).
+  in a subprocess whose numba cache is an empty temporary folder (wall and
+  CPU seconds), and the part of it a second run does not repeat, the
+  compiling (``--no-compile`` skips it).
 Targets (4 greedy players, one core, floor ratios read in one run): rami51
 within 15x of the floor, contrat within 25x, basic rummy within 6x; two
 cores within 10% of twice one core, read against the machine baseline;
@@ -45,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -191,23 +193,29 @@ def floor_rate(players: int, seconds: float, repeat: int) -> float:
         return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
 
 
-def first_run_seconds() -> tuple[float, float, bool]:
+def first_run_seconds() -> tuple[float, float, float, bool]:
     """Wall seconds of the first and of a second ``rami simulate --games 100``
     on a fresh numba cache (an empty temporary folder): the first compiles.
-    The flag: the first run said it was compiling and the second did not."""
+    Also the CPU seconds (user and system) of the first, which a loaded
+    machine disturbs less than its wall time. The flag: the first run said
+    it was compiling and the second did not."""
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, NUMBA_CACHE_DIR=folder)
         command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
                    "--quiet", "--out", str(Path(folder) / "results.parquet")]
         times = []
+        cpu = []
         told = []
         for _ in range(2):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             run = subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                  text=True)
             times.append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             told.append("compiling the engine" in run.stderr)
-        return times[0], times[1], told[0] and not told[1]
+        return times[0], times[1], cpu[0], told[0] and not told[1]
 
 
 def main() -> None:
@@ -223,8 +231,8 @@ def main() -> None:
     cores = os.cpu_count() or 1
     print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
     if not args.no_compile:
-        first, second, told = first_run_seconds()
-        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s "
+        first, second, first_cpu, told = first_run_seconds()
+        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s, {first_cpu:.1f} s of CPU "
               f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s; "
               f"{'said' if told else 'did NOT say'} it was compiling, the first run only)")
     for ruleset in ("rami51", "basic", "contrat"):

@@ -6,10 +6,12 @@ The notice itself, on an empty numba cache, is checked by
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
+import threading
 
-from sim.engine.warm import ensure_compiled
+from sim.engine.warm import ensure_compiled, run_in_thread
 from sim.rules import preset
 
 
@@ -31,3 +33,38 @@ def test_rami_simulate_says_nothing_of_compiling_once_compiled(tmp_path):
     )
     assert run.returncode == 0, run.stderr
     assert "compiling" not in run.stderr
+
+
+def _oscillate(pad: int, times: int) -> None:
+    """Call ``times`` times down to a depth ``pad`` frames below here plus 40 to 42: the compiler's pattern."""
+
+    def down(n: int) -> int:
+        return 0 if n == 0 else down(n - 1) + 1
+
+    def at(k: int) -> None:
+        if k:
+            at(k - 1)
+            return
+        for i in range(times):
+            down(40 + i % 3)
+
+    at(pad)
+
+
+def test_the_compiling_thread_keeps_its_frames_in_one_chunk():
+    # Some of these depths put a chunk boundary of the frame stack under the
+    # oscillation; a thread started by run_in_thread never maps a new chunk
+    # there (thousands of page faults otherwise, one per crossing).
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for pad in range(0, 300, 37):
+        finished = run_in_thread(lambda p=pad: _oscillate(p, 5_000))
+        assert finished.wait(60)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    assert faults < 2_000
+
+
+def test_run_in_thread_runs_the_work_in_another_thread():
+    seen = []
+    finished = run_in_thread(lambda: seen.append(threading.get_ident()))
+    assert finished.wait(10)
+    assert seen and seen[0] != threading.get_ident()

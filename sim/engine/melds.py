@@ -15,10 +15,9 @@ or cards laid, exactly, as :func:`sim.rules.best_collection` does slowly.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from sim.engine.jit import kernel
+from sim.engine.jit import entry, kernel
 
 JOKER = 52
 MAX_CANDIDATES = 4096
@@ -133,13 +132,13 @@ def window_mask(suit, start, end, skip):
     return np.uint64(w13) << np.uint64(13 * suit)
 
 
-@kernel
+@kernel(constants=True)
 def _suit_ranks(lo, suit):
     """The 13-bit rank mask of ``suit`` in the natural-card word ``lo``."""
     return np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS)
 
 
-@kernel
+@kernel(constants=True)
 def _push(n, c_mask, c_info, mask, kind, key, start, end, jpos, points, size, joker):
     if n >= c_mask.shape[0]:
         return n
@@ -333,7 +332,7 @@ def _card_value(code):
     return rank_value(rank)
 
 
-@kernel
+@kernel(constants=True)
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
@@ -351,7 +350,7 @@ def _bound(lo, hi, jk, objective):
     return total
 
 
-@kernel
+@kernel(constants=True)
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly; see :func:`_search`.
 
@@ -475,7 +474,7 @@ def _group(n, c_mask, c_info, cards, ws):
         head[low] = k
 
 
-@kernel
+@kernel(constants=True)
 def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit):
     """The value of disjoint candidates picked richest first (a natural run
     first when ``need_natural``); -1 when ``need_natural`` finds none."""
@@ -505,7 +504,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
         need = False
 
 
-@kernel
+@kernel(constants=True)
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
             joker_useful):
     """The best collection of disjoint candidates, exactly.
@@ -667,7 +666,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     return best, n_best
 
 
-@njit(cache=True, nogil=True)
+@entry
 def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call.
 
@@ -683,7 +682,7 @@ def workspace():
     )
 
 
-@njit(cache=True, nogil=True)
+@entry
 def _best_alone(lo, hi, jk, min_run, ace_high, objective, need_natural):
     """The best value of a hand on its own (0 if none), with scratch of its own."""
     c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
@@ -694,19 +693,19 @@ def _best_alone(lo, hi, jk, min_run, ace_high, objective, need_natural):
     return max(value, 0)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def best_opening_points(lo, hi, jk, min_run, ace_high, need_natural):
     """Exact best opening total of a hand (0 if none): the compiled ``best_opening``."""
     return _best_alone(lo, hi, jk, min_run, ace_high, 0, need_natural)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def max_melded(lo, hi, jk, min_run, ace_high):
     """Most cards of a hand that disjoint melds can hold: the compiled ``max_melded_cards``."""
     return _best_alone(lo, hi, jk, min_run, ace_high, 1, False)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def best_openings(hands, decks, jokers, min_run, ace_high, need_natural, out):
     """Best opening total of every hand of ``hands``, into ``out``: the batch ``best_opening``.
 
@@ -759,7 +758,7 @@ def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
     return np.uint64(lo), np.uint64(hi), jk
 
 
-@kernel
+@kernel(constants=True)
 def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     """Lay candidate ``k`` on the hand ``(clo, chi, cjk)`` if it fits.
 
@@ -859,7 +858,7 @@ def _holds_disjoint(lo, hi, jk, idx, n_idx, count, c_mask, c_info):
     return False
 
 
-@kernel
+@kernel(constants=True)
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
@@ -931,7 +930,7 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     return best_cards, best_points
 
 
-@kernel
+@kernel(constants=True)
 def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful, card_limit,
               out, fits):
     """The contract of a Rami contrat deal that lays the most cards.

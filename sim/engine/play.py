@@ -16,9 +16,8 @@ at a time.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from sim.engine.jit import kernel
+from sim.engine.jit import entry, kernel
 
 from sim.engine import params as P
 from sim.engine.melds import (
@@ -1168,7 +1167,7 @@ def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, p
     return n
 
 
-@njit(cache=True, nogil=True)
+@entry
 def make_buffers():
     """Every array a round is played on (a :class:`RoundState`), allocated once per batch of games."""
     return RoundState(
@@ -1218,7 +1217,7 @@ def _seed_round(seed, game, rnd, policy_rng, deck_rng):
     deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, 2)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
     """Play game ``game`` of the simulation seeded ``seed``.
 
@@ -1311,7 +1310,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     return n_res
 
 
-@njit(cache=True, nogil=True)
+@entry
 def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
     n_players = rules.players
     points = np.zeros(MAX_SEATS, dtype=np.int64)
@@ -1377,7 +1376,7 @@ def _game_over(rules, rounds_played, totals):
     return True, best
 
 
-@njit(cache=True, nogil=True)
+@entry
 def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
     """The strategies at the seats of game ``game``.
 
@@ -1391,7 +1390,7 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
         params_out[s] = params[j]
 
 
-@njit(cache=True, nogil=True)
+@entry
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, rotate):
     """Play games ``first_game .. first_game + n_games - 1`` into ``res``.
 
@@ -1417,7 +1416,7 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     return n_games, n_res
 
 
-@njit(cache=True, nogil=True)
+@entry
 def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
@@ -1434,7 +1433,7 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_ro
     return g[G_NEV], g[G_OVERFLOW]
 
 
-@njit(cache=True, nogil=True)
+@entry
 def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, order):
     """Seed the streams of ``(seed, game)`` and deal round ``rnd``, as :func:`play_game` does.
 
@@ -1449,7 +1448,7 @@ def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, or
     deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
     """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,

@@ -24,11 +24,10 @@ legal discards), ``PH_END`` (the turn is over, ``TS_STATUS`` its
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sim.engine import params as P
 from sim.engine import play as E
-from sim.engine.jit import kernel
+from sim.engine.jit import entry, kernel
 from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
 from sim.engine.melds import JOKER, ZERO, bit, card_in_meld, joker_in_meld
 from sim.engine.state import (
@@ -147,7 +146,7 @@ def _start_laying(rules, st, g, ws, ts):
     _enter_lay(rules, st, g, ws, ts)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     """Play the draw (``PH_DRAW``): the pile's top when ``take`` (it must be legal), else the stock."""
     seat = ts[TS_SEAT]
@@ -188,7 +187,7 @@ def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     _start_laying(rules, st, g, ws, ts)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def lay(rules, st, g, ev, ws, a, ts):
     """Play laying action ``a`` of ``act[:TS_NACT]`` (``PH_LAY``)."""
     seat = ts[TS_SEAT]
@@ -230,7 +229,7 @@ def throw(rules, st, g, ev, code, ts):
     _end(ts, E.TURN_NEXT)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def decide(rules, st, g, kinds, params, policy_rng, ts):
     """What the seat's own strategy chooses at the decision ``ts`` stands at.
 
@@ -267,7 +266,7 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
                           st.obs, lo, hi, st.pub, table_mask, joker_fits)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
     """Play ``choice`` at the decision ``ts`` stands at (as :func:`decide` returns them)."""
     phase = ts[TS_PHASE]
@@ -279,7 +278,7 @@ def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
         throw(rules, st, g, ev, choice, ts)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_seat):
     """Let the strategies play until a decision of ``stop_seat`` or the round's end.
 
@@ -308,7 +307,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
         play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def round_result(rules, st, g, ev, ts):
     """``(winner, blocked, rami_sec, points)`` of a round the machine has played to its end.
 
@@ -346,7 +345,7 @@ def round_result(rules, st, g, ev, ts):
     return winner, blocked, rami_sec, points
 
 
-@njit(cache=True, nogil=True)
+@entry
 def observe(rules, st, g, seat, view):
     """Fill ``view`` with what ``seat`` sees now, as the strategies see it."""
     fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, view)

@@ -13,7 +13,8 @@ different.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from sim.engine.jit import entry
 
 from sim.engine import play as E
 from sim.engine import position as K
@@ -25,7 +26,7 @@ from sim.engine.state import G_NCAND, G_NFLIPS, G_PILE, G_STOCK, G_TRACE, S_NO_O
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
 
 
-@njit(cache=True, nogil=True)
+@entry
 def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     """Copy a position into ``dst`` (the scratch rows only as far as the decision reads them)."""
     dst.h_lo[:] = src.h_lo
@@ -67,7 +68,7 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     ts_dst[:] = ts_src
 
 
-@njit(cache=True, nogil=True)
+@entry
 def redeal(rules, st, g, seat, known, rng, pool):
     """Deal again, from ``rng``, every card ``seat`` cannot see, keeping what it knows.
 
@@ -125,14 +126,14 @@ def redeal(rules, st, g, seat, known, rng, pool):
     return n - i
 
 
-@njit(cache=True, nogil=True)
+@entry
 def _seed_trial(seed, t, policy_rng, deck_rng):
     for s in range(E.MAX_SEATS):
         policy_rng[s] = derive_seed(np.uint64(seed), t, s, 3)
     deck_rng[0] = derive_seed(np.uint64(seed), t, 0, 4)
 
 
-@njit(cache=True, nogil=True)
+@entry
 def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
                points, went_out):
     """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t]`` and ``went_out[j, t]``.
