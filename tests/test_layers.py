@@ -24,6 +24,15 @@ LINES = [
     ("sim/rules", "sim.engine", "the rules reference is the independent ground truth the engine is checked against"),
 ]
 
+# Crossings allowed by name, each with its reason. The vectorised best
+# opening is the rules package's one door to compiled code: it is never
+# called by the reference, and it loads the engine's opening search alone,
+# lazily, so ``import sim.rules`` stays free of the engine.
+ALLOWED = {
+    "sim.rules.openings imports sim.engine.openings":
+        "rules.best_openings answers millions of hands with the engine's opening search",
+}
+
 
 def module_name(path: Path, root: Path = ROOT) -> str:
     """``sim/engine/play.py`` -> ``sim.engine.play`` (a package's ``__init__.py`` is the package)."""
@@ -71,8 +80,15 @@ def crossings(folder: str, forbidden: str, root: Path = ROOT) -> list[str]:
 @pytest.mark.parametrize("folder, forbidden, why", LINES, ids=[f"{f} -/-> {x}" for f, x, _ in LINES])
 def test_no_module_crosses_a_line(folder, forbidden, why):
     assert (ROOT / folder).is_dir()
-    found = crossings(folder, forbidden)
+    found = [c for c in crossings(folder, forbidden) if c not in ALLOWED]
     assert not found, f"{why}; but: " + "; ".join(found)
+
+
+def test_each_allowed_crossing_is_still_made():
+    # An allowance that no longer matches an import would silently excuse
+    # nothing today and hide a different crossing tomorrow: keep the list exact.
+    made = {c for folder, forbidden, _ in LINES for c in crossings(folder, forbidden)}
+    assert set(ALLOWED) <= made, f"stale allowances: {sorted(set(ALLOWED) - made)}"
 
 
 def test_the_engine_modules_are_all_read():
