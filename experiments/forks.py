@@ -212,7 +212,7 @@ def _row(position: Position, r: Rollout, now: str, other: str, game: int, index:
 # ----------------------------------------------------------------- analysis
 
 
-def _estimate(frame: pl.DataFrame, column: str, config: ForkConfig, salt: int) -> stats.Estimate | None:
+def estimate(frame: pl.DataFrame, column: str, config: ForkConfig, salt: int) -> stats.Estimate | None:
     """The mean of ``column`` over positions, its interval resampling games; ``None`` under two games."""
     # Sorted by game: the bootstrap draws games by their place, so the order must not vary between runs.
     per_game = frame.group_by("game").agg(pl.col(column).sum().alias("total"), pl.len().alias("count")).sort("game")
@@ -227,7 +227,7 @@ def _estimate(frame: pl.DataFrame, column: str, config: ForkConfig, salt: int) -
 
 def _finding(frame: pl.DataFrame, metric: str, arms: tuple[str, ...], column: str, config: ForkConfig, salt: int,
              group: str = "", headline: bool = False, better: str = "lower") -> Finding | None:
-    e = _estimate(frame, column, config, salt)
+    e = estimate(frame, column, config, salt)
     if e is None:
         return None
     rounds = frame.select("game", "round").unique().height

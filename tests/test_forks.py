@@ -60,7 +60,7 @@ def test_a_fork_whose_two_arms_are_one_choice_costs_exactly_nothing():
     frame = forks.collect(same, config)
     assert frame.height >= 2
     assert (frame["diff"] == 0).all() and (frame["var_paired"] == 0).all() and (frame["var_unpaired"] > 0).any()
-    e = forks._estimate(frame, "diff", config, 1)
+    e = forks.estimate(frame, "diff", config, 1)
     assert (e.estimate, e.low, e.high) == (0.0, 0.0, 0.0) and e.variance_ratio == 0.0
 
 
@@ -69,7 +69,7 @@ def test_the_interval_resamples_games_not_positions():
     # positions is 100/12; resampling games, a third of the resamples leave the first game out.
     rows = [{"game": 0, "diff": 10.0}] * 10 + [{"game": 1, "diff": 0.0}, {"game": 2, "diff": 0.0}]
     frame = pl.DataFrame(rows).with_columns(pl.lit(1.0).alias("var_paired"), pl.lit(2.0).alias("var_unpaired"))
-    e = forks._estimate(frame, "diff", opening_fork.Config(), 1)
+    e = forks.estimate(frame, "diff", opening_fork.Config(), 1)
     assert e.estimate == pytest.approx(100 / 12) and e.clusters == 3 and e.unit == "game"
     assert e.low == 0.0 and e.high == 10.0  # resampling the 12 positions would give about 6.3 to 10
     assert e.variance_ratio == pytest.approx(0.5)

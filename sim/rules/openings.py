@@ -81,7 +81,7 @@ def best_openings(hands: np.ndarray | Sequence[str], ruleset: Ruleset | str = "r
     [59, 31, 0]
     """
     # The compiled search lives in the engine (sim/engine/openings.py); loaded here, on first use only.
-    from sim.engine import openings as kernel
+    import sim.engine.openings as kernel
 
     r = as_ruleset(ruleset)
     rows = _as_code_rows(hands)
