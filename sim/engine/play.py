@@ -36,6 +36,7 @@ from sim.engine.melds import (
     joker_in_meld,
     enumerate_melds,
     lowest,
+    melded_cards,
     remove_card,
     remove_mask,
     search,
@@ -408,7 +409,13 @@ def enumerate_actions(
     melds in ``open_sel[P1, :open_n[P1]]``.
     """
     n_act = 0
-    n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
+    if opened and rules.game == P.GAME_CONTRAT:
+        # No meld follows the contract: the hand's candidates would serve
+        # only the discard's "fits" flag, which melded_cards answers without
+        # listing them (G_NCAND -1 says they are not listed).
+        n_c = -1
+    else:
+        n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
     if pending < 0:
         n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0, n_hand)
@@ -1149,10 +1156,13 @@ def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, p
     """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
     # The last enumeration of the laying phase was of this very hand.
     n_c = g[G_NCAND]
-    in_meld = ZERO
-    for k in range(n_c):
-        if c_info[k, I_JOKER] <= jk:
-            in_meld |= c_mask[k]
+    if n_c < 0:
+        in_meld = melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    else:
+        in_meld = ZERO
+        for k in range(n_c):
+            if c_info[k, I_JOKER] <= jk:
+                in_meld |= c_mask[k]
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = _table_accepts(g)
     for forbid_playable in (True, False):
