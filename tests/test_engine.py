@@ -86,6 +86,23 @@ def test_quick_meld_tests_agree_with_enumeration():
             assert M.card_in_meld(lo, jk, top, min_run, ace_high) == expected
 
 
+def test_melded_cards_is_the_union_of_the_enumerated_melds():
+    # Contrat's discard after the contract asks which cards sit in a meld
+    # without listing the melds: the answer must be the listing's union.
+    rng = np.random.default_rng(4)
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    for i in range(3000):
+        hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(3, 25)), replace=False)]
+        lo, hi, jk = M.hand_words(hand)
+        min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
+        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        union = 0
+        for k in range(n):
+            union |= int(c_mask[k])
+        assert int(M.melded_cards(lo, jk, min_run, ace_high)) == union
+
+
 # ------------------------------------------------------------- trace replay
 
 # Each configuration is replayed over many seeds; together they cover every

@@ -36,6 +36,7 @@ from sim.engine.melds import (
     joker_in_meld,
     enumerate_melds,
     lowest,
+    melded_cards,
     remove_card,
     remove_mask,
     search,
@@ -408,7 +409,13 @@ def enumerate_actions(
     melds in ``open_sel[P1, :open_n[P1]]``.
     """
     n_act = 0
-    n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
+    if opened and rules.game == P.GAME_CONTRAT:
+        # No meld follows the contract: the hand's candidates would serve
+        # only the discard's "fits" flag, which melded_cards answers without
+        # listing them (G_NCAND -1 says they are not listed).
+        n_c = -1
+    else:
+        n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
     if pending < 0:
         n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0, n_hand)
@@ -900,13 +907,17 @@ def play_turn(
         take = False
         if g[G_PILE] > 0:
             top = pile[g[G_PILE] - 1]
-            legal, useful, cached = _take_status(
+            legal, known, cached = _take_status(
                 rules, g, seat, top, opened, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat],
                 table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
             )
             if legal:
                 lo, jk = h_lo[seat], h_jk[seat]
-                if top == JOKER:
+                # The take check already asked this of the same hand, unless
+                # the card fitting the table answered it first.
+                if known >= 0:
+                    completes = known == 1
+                elif top == JOKER:
                     completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
                 else:
                     completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
@@ -1064,37 +1075,42 @@ def play_round(
 @kernel(forceinline=True)
 def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
-    """``(legal, useful, n_act)``: may ``seat`` take the discard top, would it use it.
+    """``(legal, completes, n_act)``: may ``seat`` take the discard top.
 
+    ``completes`` is whether the card sits in a meld of the hand (1 or 0),
+    or -1 when the check did not need to find out: the turn asks the same
+    for its take decision, and computes it only when it is -1.
     Under ``must_use`` the check enumerates the laying actions of the hand
     with the card; ``n_act`` is their count (left in ``act``), which the
     laying phase reuses when the card is taken; -1 when not enumerated.
     """
     if rules.discard_take == P.TAKE_AFTER_OPENING and not opened:
-        return False, False, -1
+        return False, -1, -1
     # A card of another code must stay for the discard (docs/rules.md item 12).
     if top == JOKER:
         if (lo | hi) == ZERO:
-            return False, False, -1
+            return False, -1, -1
     elif (lo & ~bit(top)) == ZERO and jk == 0:
-        return False, False, -1
+        return False, -1, -1
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = _table_accepts(g)
     on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
     fits_table = can_add and on_table
     if rules.last_card_no_discard_take and n_hand == 1 and on_table:
-        return False, False, -1
+        return False, -1, -1
     if top == JOKER:
         tlo, thi, tjk = lo, hi, jk + 1
     else:
         tlo, thi = add_card(lo, hi, top)
         tjk = jk
     useful = fits_table
+    completes = -1
     if not useful:
         if top == JOKER:
             useful = joker_in_meld(lo, rules.min_run, rules.ace_high)
         else:
             useful = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+        completes = 1 if useful else 0
     if rules.discard_take == P.TAKE_MUST_USE:
         # A card in no meld of the hand and fitting no table meld can still be
         # laid after a joker recovery (in the joker's new meld, or as the
@@ -1109,22 +1125,21 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                 if recovers(table, m, top, unambiguous):
                     maybe = True  # the card itself takes a joker back
                     break
-                x = lo
-                while x and not holds_recovery:
-                    holds_recovery = recovers(table, m, lowest(x), unambiguous)
-                    x &= x - np.uint64(1)
+                # The hand's cards that take this joker back, as one mask.
+                if not holds_recovery:
+                    holds_recovery = (lo & recovering_cards(table, m, unambiguous)) != ZERO
             # Or another card of the hand takes a joker back, and the card goes
             # into the joker's new meld (not in contrat, where none follows).
             if (not maybe and holds_recovery and rules.game != P.GAME_CONTRAT
                     and card_in_meld(lo, jk + 1, top, rules.min_run, rules.ace_high)):
                 maybe = True
         if not maybe:
-            return False, False, -1
+            return False, completes, -1
         # Legal only if some laying of this turn can use it.
         n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table,
                                   c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws)
-        return n_act > 0, n_act > 0, n_act
-    return True, useful, -1
+        return n_act > 0, completes, n_act
+    return True, completes, -1
 
 
 @kernel(inline="always")
@@ -1141,10 +1156,13 @@ def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, p
     """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
     # The last enumeration of the laying phase was of this very hand.
     n_c = g[G_NCAND]
-    in_meld = ZERO
-    for k in range(n_c):
-        if c_info[k, I_JOKER] <= jk:
-            in_meld |= c_mask[k]
+    if n_c < 0:
+        in_meld = melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    else:
+        in_meld = ZERO
+        for k in range(n_c):
+            if c_info[k, I_JOKER] <= jk:
+                in_meld |= c_mask[k]
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = _table_accepts(g)
     for forbid_playable in (True, False):

@@ -40,7 +40,7 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     dst.stock[:n] = src.stock[:n]
     n = g_src[G_PILE]
     dst.pile[:n] = src.pile[:n]
-    n = g_src[G_NCAND]
+    n = max(g_src[G_NCAND], 0)  # -1: not listed (contrat, after the contract)
     dst.c_mask[:n] = src.c_mask[:n]
     dst.c_info[:n, :] = src.c_info[:n, :]
     # The laying actions the decision plays: those listed (PH_LAY) or the
