@@ -94,7 +94,7 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
 
 
 @main.command("report")
-@click.option("--quick", is_flag=True, help="Every experiment at a reduced size: about three minutes instead of thirteen.")
+@click.option("--quick", is_flag=True, help="Every experiment at a reduced size: under two and a half minutes instead of about thirteen.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder of the edition  [default: reports/quick with --quick, else reports]")
 @click.option("--only", multiple=True, help="Run only this experiment (repeatable).")
