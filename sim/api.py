@@ -33,6 +33,7 @@ from sim import store
 from sim.engine import play as E
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
+from sim.engine.warm import ensure_compiled
 from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
 from sim.trace import events_to_dicts
 
@@ -200,6 +201,17 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
+_COMPILED = False
+
+
+def _compile_once(ruleset: Ruleset) -> None:
+    """Have the round kernels compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`)."""
+    global _COMPILED
+    if not _COMPILED:
+        ensure_compiled(ruleset)
+        _COMPILED = True
+
+
 def simulate(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
@@ -299,6 +311,11 @@ def simulate(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
+    if scheduler is None:
+        # Compiled (or loaded) before the first batch, in the thread that
+        # compiles without paging its frames in and out: a third less time
+        # on a fresh cache. Once a process has the kernels this costs nothing.
+        _compile_once(r)
     if out is not None:
         tables = ["games"] if per_game_only else list(store.TABLES)
         identity = {
