@@ -536,14 +536,13 @@ def _coded(name: str, dtype: pl.DataType, labels: Sequence[str], codes: np.ndarr
 def _frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, label: str) -> pl.DataFrame:
     """The result frame (:data:`RESULT_COLUMNS`) of the kernel's row chunks, in order."""
 
-    def column(col: int) -> np.ndarray:
-        # Each column gathered straight from the chunks: no row-major copy of
-        # the whole result is ever made.
-        return np.concatenate([c[:, col] for c in chunks])
-
+    # Each chunk turned column-major while it sits in the cache, then the
+    # chunks joined: gathering one column at a time from every chunk would
+    # read the whole result from memory once per column.
+    columns = np.concatenate([np.ascontiguousarray(c.T) for c in chunks], axis=1)
     data: dict[str, Any] = {}
     for name, col in _KERNEL_COLUMNS.items():
-        values = column(col)
+        values = columns[col]
         if name in _BOOL_COLUMNS:
             data[name] = values.astype(bool)
         elif name == "blocked":
@@ -555,7 +554,7 @@ def _frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, 
             data[name] = values
     rows = len(data["round"])
     data["contract"] = pl.Series("contract", (data["round"] % 7 + 1).astype(np.int8)) if game == "contrat" else \
-        pl.Series("contract", [None] * rows, dtype=pl.Int8)
+        pl.Series("contract", [], dtype=pl.Int8).extend_constant(None, rows)
     index = data["seat"]
     if rotate:
         index = (index - data["game"]) % len(names)
