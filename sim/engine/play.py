@@ -29,6 +29,7 @@ from sim.engine.melds import (
     KIND_RUN,
     MAX_CANDIDATES,
     N_INFO,
+    SUIT_BITS,
     ZERO,
     add_card,
     bit,
@@ -113,6 +114,8 @@ from sim.engine.state import (  # noqa: F401 (the round's columns, read as play.
 )
 from sim.engine.state import threshold as _threshold
 from sim.engine.policies import (
+    KIND_HEURISTIC,
+    P_DISCARD,
     choose_action,
     choose_discard,
     choose_may_i,
@@ -363,6 +366,35 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
     fill_view(rules, g, seats, h_n, h_jk, seat, view)
 
 
+@kernel(inline="always")
+def _holds_no_meld(lo, jk, min_run, ace_high):
+    """Whether the hand ``(lo, jk)`` surely holds no meld (so :func:`enumerate_melds` would list none).
+
+    Without a joker, :func:`enumerate_melds` lists a run only in a suit
+    holding ``min_run`` positions in a row and a set only of a rank held in
+    three suits: a hand with neither holds no candidate. Most hands a turn
+    looks at in basic rummy are such hands, and this answers them without
+    the call. With a joker the answer is "not sure" (False).
+    """
+    if jk > 0:
+        return False
+    r0 = np.int64((lo >> np.uint64(0)) & SUIT_BITS)
+    r1 = np.int64((lo >> np.uint64(13)) & SUIT_BITS)
+    r2 = np.int64((lo >> np.uint64(26)) & SUIT_BITS)
+    r3 = np.int64((lo >> np.uint64(39)) & SUIT_BITS)
+    if (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3):
+        return False
+    for ranks in (r0, r1, r2, r3):
+        if ace_high and (ranks & 1):
+            ranks |= 1 << 13
+        in_a_row = ranks
+        for i in range(1, min_run):
+            in_a_row &= ranks >> i
+        if in_a_row:
+            return False
+    return True
+
+
 @kernel
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
@@ -414,6 +446,8 @@ def enumerate_actions(
         # only the discard's "fits" flag, which melded_cards answers without
         # listing them (G_NCAND -1 says they are not listed).
         n_c = -1
+    elif _holds_no_meld(lo, jk, rules.min_run, rules.ace_high):
+        n_c = 0
     else:
         n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
@@ -775,19 +809,37 @@ def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
     move; not the statistics counters. Equal fingerprints at two turnings
     of the pile mean a round of deterministic players repeats forever.
     """
-    h = np.uint64(g[G_TURN] % rules.players) + np.uint64(1)
+    # The seat to move and the sizes first, so that the packed words below
+    # (cards 8 bits apiece, eight to a word; a meld's columns 16 bits
+    # apiece, four to a word) say everything: a scramble per word rather
+    # than per card.
+    h = mix64(np.uint64(g[G_TURN] % rules.players + 1) | (np.uint64(g[G_STOCK]) << np.uint64(8))
+              | (np.uint64(g[G_PILE]) << np.uint64(24)) | (np.uint64(g[G_MELDS]) << np.uint64(40)))
     for s in range(rules.players):
         h = mix64(h ^ h_lo[s])
         h = mix64(h ^ h_hi[s])
         h = mix64(h ^ np.uint64(h_jk[s] * 2 + seats[s, S_OPENED]))
-    for i in range(g[G_STOCK]):
-        h = mix64(h ^ np.uint64(stock[i] + 64 * i))
-    for i in range(g[G_PILE]):
-        h = mix64(h ^ np.uint64(pile[i] + 64 * i + 100000))
+    h = _hash_cards(h, stock, g[G_STOCK])
+    h = _hash_cards(h, pile, g[G_PILE])
     for m in range(g[G_MELDS]):
-        for col in range(N_INFO):
-            h = mix64(h ^ np.uint64(table[m, col] + 1000 * col + 7))
+        for first in range(0, N_INFO, 4):
+            w = ZERO
+            for col in range(first, first + 4):
+                w = (w << np.uint64(16)) | np.uint64(np.int64(table[m, col]) & 0xFFFF)
+            h = mix64(h ^ w)
     return h
+
+
+@kernel
+def _hash_cards(h, cards, n):
+    """``h`` scrambled with the codes ``cards[:n]`` in order, eight to a word."""
+    w = ZERO
+    for i in range(n):
+        w = (w << np.uint64(8)) | np.uint64(cards[i])
+        if i % 8 == 7:
+            h = mix64(h ^ w)
+            w = ZERO
+    return mix64(h ^ w)
 
 
 @kernel
@@ -917,10 +969,8 @@ def play_turn(
                 # the card fitting the table answered it first.
                 if known >= 0:
                     completes = known == 1
-                elif top == JOKER:
-                    completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
                 else:
-                    completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+                    completes = _completes(lo, jk, top, rules)
                 table_mask, joker_fits = _table_accepts(g)
                 on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
                 can_add = opened or rules.add_before_opening
@@ -1106,10 +1156,7 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
     useful = fits_table
     completes = -1
     if not useful:
-        if top == JOKER:
-            useful = joker_in_meld(lo, rules.min_run, rules.ace_high)
-        else:
-            useful = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+        useful = _completes(lo, jk, top, rules)
         completes = 1 if useful else 0
     if rules.discard_take == P.TAKE_MUST_USE:
         # A card in no meld of the hand and fitting no table meld can still be
@@ -1145,10 +1192,57 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
 @kernel(inline="always")
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
              legal, penalty, fits):
+    if kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
+        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
     n = legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits)
     table_mask, joker_fits = _table_accepts(g)
     return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
                           table_mask, joker_fits)
+
+
+@kernel(inline="always")
+def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
+    """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
+
+    :func:`choose_discard` scores each card of :func:`legal_discards` by its
+    penalty, less 1000 when it fits a meld and 5000 more for the joker, and
+    plays the first best in listing order (naturals by code, then the
+    joker). With penalties under 990 that is: the card fitting nothing with
+    the highest penalty, the lowest code among equals; else the fitting
+    natural so chosen; else the joker. Found here from the same masks,
+    without filling and scanning the lists.
+    """
+    n_c = g[G_NCAND]
+    if n_c < 0:
+        in_meld = melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    else:
+        in_meld = ZERO
+        for k in range(n_c):
+            if c_info[k, I_JOKER] <= jk:
+                in_meld |= c_mask[k]
+    table_mask, joker_fits = _table_accepts(g)
+    fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
+    legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
+    joker_legal = jk > 0 and taken != JOKER
+    if rules.discard_playable_forbidden:
+        # The cards the table takes go only when nothing else may.
+        kept = legal & ~table_mask
+        kept_joker = joker_legal and not joker_fits
+        if kept != ZERO or kept_joker:
+            legal, joker_legal = kept, kept_joker
+    for x in (legal & ~fit, legal & fit):
+        best = -1
+        best_penalty = -1
+        while x:
+            code = lowest(x)
+            x &= x - np.uint64(1)
+            v = card_penalty(code, rules)
+            if v > best_penalty:
+                best = code
+                best_penalty = v
+        if best >= 0:
+            return best
+    return JOKER
 
 
 @kernel(inline="always")
@@ -1256,6 +1350,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     deck_rng = np.empty(1, dtype=np.uint64)
     g[G_DETERMINISTIC] = _deterministic(rules, kinds, params)
     totals = np.zeros(MAX_SEATS, dtype=np.int64)
+    points = np.zeros(MAX_SEATS, dtype=np.int64)
     start_row = n_res
     rnd = 0
     truncated = False
@@ -1271,7 +1366,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
             order if rnd == order_round else order[:0], flips, pub, view,
         )
-        points = _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats)
+        _score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points)
         for s in range(n_players):
             totals[s] += points[s]
         if g[G_TRACE]:
@@ -1330,13 +1425,22 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
 
 @entry
 def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
-    n_players = rules.players
     points = np.zeros(MAX_SEATS, dtype=np.int64)
+    _score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points)
+    return points
+
+
+@kernel
+def _score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points):
+    """Each seat's points of the round into ``points`` (zeros beyond the seats)."""
+    n_players = rules.players
+    for s in range(MAX_SEATS):
+        points[s] = 0
     if winner < 0:
         if rules.blocked_scores_hands:
             for s in range(n_players):
                 points[s] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
-        return points
+        return
     if rules.game == P.GAME_BASIC:
         gain = 0
         for s in range(n_players):
@@ -1345,7 +1449,7 @@ def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
         if rami_sec and rules.rami_sec == P.SEC_DOUBLE:
             gain *= 2
         points[winner] = gain
-        return points
+        return
     for s in range(n_players):
         if s == winner:
             continue
@@ -1358,7 +1462,6 @@ def _round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
         elif rami_sec and rules.rami_sec == P.SEC_FLAT_200:
             v = 200
         points[s] = v
-    return points
 
 
 @kernel

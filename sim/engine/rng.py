@@ -58,8 +58,15 @@ def uniform(state: np.ndarray, i: np.int64) -> np.float64:
 @kernel
 def shuffle(cards: np.ndarray, n: np.int64, state: np.ndarray, i: np.int64) -> None:
     """Fisher-Yates shuffle of ``cards[:n]`` in place."""
+    # The draws of :func:`below`, with the stream's state kept in a local:
+    # written through the array, it is stored and reloaded at every card,
+    # since the compiler cannot tell the two arrays apart.
+    z = state[i]
     for k in range(n - 1, 0, -1):
-        j = below(state, i, k + 1)
+        z = z + _GOLDEN
+        r = mix64(z) >> np.uint64(32)
+        j = np.int64((r * np.uint64(k + 1)) >> np.uint64(32))
         tmp = cards[k]
         cards[k] = cards[j]
         cards[j] = tmp
+    state[i] = z
