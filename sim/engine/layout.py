@@ -71,7 +71,8 @@ N_VIEW = 12
 def fill_view(rules, g, seats, h_n, h_jk, seat, view):
     """Write what ``seat`` sees now into ``view`` (its ``pub`` is kept up to date by the engine)."""
     view[V_SEAT] = seat
-    view[V_NEXT] = (seat + 1) % rules.players
+    # (no division: filled at every decision)
+    view[V_NEXT] = seat + 1 if seat + 1 < rules.players else 0
     view[V_HAND] = h_n[seat]
     view[V_JOKERS] = h_jk[seat]
     view[V_THRESHOLD] = threshold(g, rules)

@@ -315,12 +315,13 @@ def _near_cards_table() -> np.ndarray:
 NEAR_CARDS = _near_cards_table()
 
 
-@kernel
+@kernel(inline="always")
 def _completes(lo, jk, top, rules):
     """Whether the pile's ``top`` sits in a meld of the hand ``(lo, jk)`` with it.
 
     :func:`card_in_meld`, answered first from the card's near partners
     (:data:`NEAR_CARDS`): most hands asked about most discards hold none.
+    Inlined: a call would copy the rules, some thirty words, for a bit test.
     """
     if top == JOKER:
         return joker_in_meld(lo, rules.min_run, rules.ace_high)
@@ -1036,6 +1037,8 @@ def play_turn(
                 if act[j, A_TYPE] == ACT_OPEN:
                     can_open = True
             seats[seat, S_NO_OPEN] = 0 if can_open else 1
+        if n_act == 1 and act[0, A_TYPE] == ACT_STOP and kind == KIND_HEURISTIC:
+            break  # the heuristic policy stops when stopping is all it may do
         fill_view(rules, g, seats, h_n, h_jk, seat, view)
         a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat],
                           pub)
