@@ -536,10 +536,14 @@ def _coded(name: str, dtype: pl.DataType, labels: Sequence[str], codes: np.ndarr
 def _frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, label: str) -> pl.DataFrame:
     """The result frame (:data:`RESULT_COLUMNS`) of the kernel's row chunks, in order."""
 
-    # Each chunk turned column-major while it sits in the cache, then the
-    # chunks joined: gathering one column at a time from every chunk would
-    # read the whole result from memory once per column.
-    columns = np.concatenate([np.ascontiguousarray(c.T) for c in chunks], axis=1)
+    # The columns filled chunk by chunk, each chunk's columns copied while it
+    # sits in the cache: gathering one column at a time from every chunk
+    # would read the whole result from memory once per column.
+    columns = np.empty((E.N_R, sum(len(c) for c in chunks)), dtype=np.result_type(*chunks))
+    at = 0
+    for c in chunks:
+        columns[:, at:at + len(c)] = c.T
+        at += len(c)
     data: dict[str, Any] = {}
     for name, col in _KERNEL_COLUMNS.items():
         values = columns[col]
