@@ -313,6 +313,8 @@ def _near_cards_table() -> np.ndarray:
 
 
 NEAR_CARDS = _near_cards_table()
+# The aces of the four suits (codes 0, 13, 26, 39): shifted by r, the cards of rank r + 1.
+RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)
 
 
 @kernel(inline="always")
@@ -327,7 +329,28 @@ def _completes(lo, jk, top, rules):
         return joker_in_meld(lo, rules.min_run, rules.ace_high)
     if (lo & NEAR_CARDS[1 if rules.ace_high else 0, top]) == ZERO:
         return False
-    return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+    if jk > 0:
+        return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+    # Without a joker, card_in_meld's answer from bit tests: two other suits
+    # of the rank, or min_run positions in a row of the suit around the card.
+    rank = top % 13
+    suit = top // 13
+    others = lo & (RANK_CARDS << np.uint64(rank)) & ~bit(top)
+    if (others & (others - np.uint64(1))) != ZERO:
+        return True
+    ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << rank)
+    if rules.ace_high and (ranks & 1):
+        ranks |= 1 << 13
+    in_a_row = ranks  # bit s: positions s + 1 .. s + min_run all held
+    for i in range(1, rules.min_run):
+        in_a_row &= ranks >> i
+    # The windows holding the card start at most min_run - 1 places below it
+    # (the ace also at position 14 when it ranks high).
+    below = (1 << rules.min_run) - 1
+    windows = (below << rank) >> (rules.min_run - 1)
+    if rank == 0 and rules.ace_high:
+        windows |= (below << 13) >> (rules.min_run - 1)
+    return (in_a_row & windows) != 0
 
 
 @kernel(forceinline=True)
@@ -1234,18 +1257,35 @@ def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
         if kept != ZERO or kept_joker:
             legal, joker_legal = kept, kept_joker
     for x in (legal & ~fit, legal & fit):
-        best = -1
-        best_penalty = -1
-        while x:
-            code = lowest(x)
-            x &= x - np.uint64(1)
-            v = card_penalty(code, rules)
-            if v > best_penalty:
-                best = code
-                best_penalty = v
-        if best >= 0:
-            return best
+        if x != ZERO:
+            return _highest_penalty(x, rules.ace_penalty)
     return JOKER
+
+
+@kernel(inline="always")
+def _highest_penalty(x, ace_penalty):
+    """The card of the non-empty mask ``x`` with the highest :func:`card_penalty`, the lowest code among equals.
+
+    By ranks from the highest penalty down (ten to king 10, then nine ...
+    two), the aces joining the rank of their penalty: a few mask tests
+    rather than the penalty of each card.
+    """
+    aces = x & RANK_CARDS
+    if aces != ZERO and ace_penalty > 10:
+        return lowest(aces)
+    tens = x & ((RANK_CARDS << np.uint64(9)) | (RANK_CARDS << np.uint64(10)) | (RANK_CARDS << np.uint64(11))
+                | (RANK_CARDS << np.uint64(12)))
+    if ace_penalty == 10:
+        tens |= aces
+    if tens != ZERO:
+        return lowest(tens)
+    for rank in range(9, 1, -1):
+        y = x & (RANK_CARDS << np.uint64(rank - 1))
+        if ace_penalty == rank:
+            y |= aces
+        if y != ZERO:
+            return lowest(y)
+    return lowest(aces)
 
 
 @kernel(inline="always")
