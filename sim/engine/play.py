@@ -482,7 +482,7 @@ def enumerate_actions(
     if not opened and rules.game == P.GAME_CONTRAT:
         n_act = _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
                                 open_sel, open_n, act, facts, n_act, out, ws)
-    elif not opened:
+    elif not opened and n_c > 0:
         limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
         forced = pending if pending >= 0 else hint
         value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
@@ -504,7 +504,9 @@ def enumerate_actions(
                 n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                       open_sel, open_n, 1, act, facts, n_act)
     elif rules.game != P.GAME_CONTRAT:
-        # New melds once opened (in contrat, after the contract, none).
+        # New melds once opened (in contrat, after the contract, none). A
+        # hand not opened comes here only without candidates: no opening
+        # (the searches above would find none) and no meld either.
         for k in range(n_c):
             m = c_mask[k]
             joker = c_info[k, I_JOKER]
@@ -839,10 +841,15 @@ def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
     # than per card.
     h = mix64(np.uint64(g[G_TURN] % rules.players + 1) | (np.uint64(g[G_STOCK]) << np.uint64(8))
               | (np.uint64(g[G_PILE]) << np.uint64(24)) | (np.uint64(g[G_MELDS]) << np.uint64(40)))
+    # Jokers and opened flags of every seat in one word (9 bits a seat), and
+    # the second copies only where the deck has them.
+    counts = ZERO
     for s in range(rules.players):
         h = mix64(h ^ h_lo[s])
-        h = mix64(h ^ h_hi[s])
-        h = mix64(h ^ np.uint64(h_jk[s] * 2 + seats[s, S_OPENED]))
+        if rules.decks > 1:
+            h = mix64(h ^ h_hi[s])
+        counts = (counts << np.uint64(9)) | np.uint64(h_jk[s] * 2 + seats[s, S_OPENED])
+    h = mix64(h ^ counts)
     h = _hash_cards(h, stock, g[G_STOCK])
     h = _hash_cards(h, pile, g[G_PILE])
     for m in range(g[G_MELDS]):
