@@ -1,0 +1,59 @@
+"""The turn's bit-test shortcuts agree with the slower answers they stand in for.
+
+Each shortcut of the compiled turn (sim/engine/play.py) must give exactly the
+answer of the function it avoids calling, or the games would change: checked
+here on random hands of every meld rule the rulesets allow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import cards
+from sim.engine import melds as M
+from sim.engine import play as E
+from sim.engine.params import kernel_rules
+from sim.rules import preset
+
+DECK = cards.deck(2, 4)
+
+
+def _hands(seed, count, largest):
+    rng = np.random.default_rng(seed)
+    for i in range(count):
+        hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(0, largest)), replace=False)]
+        yield i, rng, M.hand_words(hand)
+
+
+def test_a_hand_said_to_hold_no_meld_lists_none():
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    said_none = 0
+    for i, _, (lo, _, jk) in _hands(5, 3000, 12):
+        min_run, ace_high = 3 + i % 3, bool(i % 2)
+        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        if E._holds_no_meld(lo, jk, min_run, ace_high):
+            said_none += 1
+            assert n == 0
+        elif jk == 0:
+            assert n > 0  # without a joker the answer is exact both ways
+    assert said_none > 300
+
+
+def test_the_take_check_answers_as_card_in_meld():
+    rulesets = [kernel_rules(preset(name, min_run=run, ace_high=high))
+                for name in ("rami51", "basic") for run in (3, 4) for high in (False, True)]
+    for i, rng, (lo, _, jk) in _hands(6, 4000, 15):
+        r = rulesets[i % len(rulesets)]
+        top = int(rng.integers(0, 52))
+        assert E._completes(lo, jk, top, r) == M.card_in_meld(lo, jk, top, r.min_run, r.ace_high)
+
+
+def test_the_highest_penalty_is_the_first_highest_card():
+    for i, rng, (lo, _, _) in _hands(7, 3000, 15):
+        if lo == 0:
+            continue
+        ace_penalty = int(rng.choice([0, 1, 5, 10, 11, 15]))
+        codes = [c for c in range(52) if int(lo) >> c & 1]
+        worth = [ace_penalty if c % 13 == 0 else min(c % 13 + 1, 10) for c in codes]
+        assert E._highest_penalty(lo, ace_penalty) == codes[worth.index(max(worth))]
