@@ -360,6 +360,112 @@ def melded_cards(lo, jk, min_run, ace_high):
     return out
 
 
+def _value_planes() -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Bit planes of the cards' opening values (see :func:`cards_value`).
+
+    Plane ``b`` is the mask of the natural codes whose most an opening can
+    count (:func:`rank_value`: an ace 11, a face 10) has bit ``b`` set.
+    """
+    planes = [0, 0, 0, 0]
+    for code in range(52):
+        rank = code % 13 + 1
+        value = 11 if rank == 1 else min(rank, 10)
+        for b in range(4):
+            if value >> b & 1:
+                planes[b] |= 1 << code
+    return tuple(np.uint64(x) for x in planes)
+
+
+VALUE_1, VALUE_2, VALUE_4, VALUE_8 = _value_planes()
+
+
+@kernel
+def cards_value(m):
+    """The most the natural cards of mask ``m`` can add to an opening (an ace 11), one copy of each.
+
+    The sum over cards, as four weighted counts of bit planes rather than a
+    walk over the cards.
+    """
+    return (popcount(m & VALUE_1) + 2 * popcount(m & VALUE_2) + 4 * popcount(m & VALUE_4)
+            + 8 * popcount(m & VALUE_8))
+
+
+@kernel
+def _run_cover(ranks, min_run, top, joker):
+    """The ranks of a suit's 13-bit mask ``ranks`` that lie in some run of it, as a 13-bit mask.
+
+    A run's naturals lie in windows of ``min_run`` positions that hold every
+    position, or (``joker``) all but one. The windows are tested all at once
+    as shifted masks: bit ``i`` of ``w`` stands for the window starting at
+    position ``i + 1``.
+    """
+    p = ranks
+    if top == 14:
+        p |= (ranks & 1) << 13  # the ace also high
+    if joker:
+        # Windows missing at most one position: a position missing twice sets twice.
+        once = 0
+        twice = 0
+        for i in range(min_run):
+            x = ~(p >> i)
+            twice |= once & x
+            once |= x
+        w = ~twice
+    else:
+        w = p
+        for i in range(1, min_run):
+            w &= p >> i
+    w &= (1 << (top - min_run + 1)) - 1
+    cover = 0
+    for i in range(min_run):
+        cover |= w << i
+    cover &= p
+    return (cover | (cover >> 13)) & 0x1FFF
+
+
+@kernel
+def opening_bound(lo, hi, jk, min_run, ace_high):
+    """An upper bound on the opening points of any disjoint melds of the hand ``(lo, hi, jk)``, without listing them.
+
+    A meld without joker lies within the cards ``u`` that some meld without
+    joker holds, each physical card of them counted once at most. A meld
+    with a joker (one joker a meld, so at most ``jk`` such melds) adds at
+    most its joker and its naturals outside ``u``, which all lie in one suit
+    (a run, among the cards some run with a joker holds) or one rank (a
+    set). So the points are at most the value of ``u``'s cards (both copies)
+    plus ``jk`` times the most one meld with a joker can add that way.
+    """
+    top = 14 if ace_high else 13
+    r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
+    three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
+    u = ZERO
+    for suit in range(4):
+        ranks = _suit_ranks(lo, suit)
+        u |= np.uint64(_run_cover(ranks, min_run, top, False) | (ranks & three)) << np.uint64(13 * suit)
+    bound = cards_value(lo & u) + cards_value(hi & u)
+    if jk == 0:
+        return bound
+    # A joker in a run stands for a position worth at most an ace laid high;
+    # in a set, for its rank.
+    joker_value = 11 if ace_high else 10
+    extra = 0
+    for suit in range(4):
+        cover = _run_cover(_suit_ranks(lo, suit), min_run, top, True)
+        if cover:
+            outside = (np.uint64(cover) << np.uint64(13 * suit)) & ~u
+            extra = max(extra, joker_value + cards_value(outside))
+    two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
+    while two:
+        rank = _low_bit(two) + 1
+        two &= two - 1
+        outside = 0
+        for suit in range(4):
+            if ((lo & ~u) >> np.uint64(13 * suit + rank - 1)) & ONE:
+                outside += 1
+        extra = max(extra, rank_value(rank) * (1 + outside))
+    return bound + jk * extra
+
+
 @kernel
 def _card_value(code):
     # The most a natural card can add to an opening: an ace can be 11.

@@ -37,6 +37,7 @@ from sim.engine.melds import (
     enumerate_melds,
     lowest,
     melded_cards,
+    opening_bound,
     remove_card,
     remove_mask,
     search,
@@ -414,6 +415,13 @@ def enumerate_actions(
         # only the discard's "fits" flag, which melded_cards answers without
         # listing them (G_NCAND -1 says they are not listed).
         n_c = -1
+    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
+          and opening_bound(lo, hi, jk, rules.min_run, rules.ace_high) < _threshold(g, rules)):
+        # No melds of the hand reach the threshold, so there is no opening
+        # to search for; most hands of a seat waiting to open are such, and
+        # the bound is cheaper than listing their candidates. Nothing else
+        # reads them before the discard, which melded_cards answers.
+        n_c = -1
     else:
         n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
@@ -427,8 +435,8 @@ def enumerate_actions(
     elif not opened:
         limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
         forced = pending if pending >= 0 else hint
-        value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
-                          forced, limit, _threshold(g, rules), out, ws)
+        value, k = (search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
+                           forced, limit, _threshold(g, rules), out, ws) if n_c >= 0 else (-1, 0))
         if value >= 0 and k > 0:
             n_before = n_act
             n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
