@@ -514,10 +514,18 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
             bound = card_limit
         if bound < target:
             return -1, 0
+    u0 = ZERO
+    extra = 0
+    if objective == 0:
+        # A tighter bound on hands with a joker (see _natural_cover), for
+        # this hand and for every rest the searches below leave.
+        u0, extra = _natural_cover(lo, jk, n, c_mask, c_info)
+        if target > 0 and cards_value(lo & u0) + cards_value(hi & u0) + (jk if joker_useful else 0) * extra < target:
+            return -1, 0
     if forced < 0:
-        _group(n, c_mask, c_info, lo & useful, ws)
+        _group(n, c_mask, c_info, lo & useful, ws, u0)
         return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws,
-                       useful, joker_useful)
+                       useful, joker_useful, u0, extra)
     sub = ws[1][8]
     best = -1
     n_best = 0
@@ -538,9 +546,13 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         value = c_info[k, I_POINTS] if objective == 0 else size
         if not grouped:
             # Grouped only once a meld with the forced card fits.
-            _group(n, c_mask, c_info, lo & useful, ws)
+            _group(n, c_mask, c_info, lo & useful, ws, u0)
             grouped = True
         nlo, nhi = remove_mask(lo, hi, m)
+        # A rest that cannot bring what this meld needs is not searched.
+        if objective == 0 and (value + cards_value(nlo & u0) + cards_value(nhi & u0) + (jk - joker) * extra
+                               < max(target, best + 1)):
+            continue
         natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
         # The rest of the hand is searched with only the cards that melds
         # still fitting it use: a tighter bound, so most rests are settled
@@ -548,7 +560,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         rest_useful, rest_joker_useful = _fitting(nlo, jk - joker, n, c_mask, c_info)
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
-                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful)
+                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
         if rest >= 0 and rest + value > best and rest + value >= target:
             best = rest + value
             out[0] = k
@@ -580,7 +592,36 @@ def _fitting(lo, jk, n, c_mask, c_info):
 
 
 @kernel
-def _group(n, c_mask, c_info, cards, ws):
+def _natural_cover(lo, jk, n, c_mask, c_info):
+    """``(u, extra)``, for a second bound on the opening points of the hand ``(lo, jk)`` and of any part of it.
+
+    ``u`` is the mask of the cards that the candidates without joker fitting
+    the hand hold, ``extra`` the most points a candidate with a joker fitting
+    it counts beyond its naturals in ``u`` (0 when none fits). A part of the
+    hand fits no candidate the whole hand does not, so any disjoint
+    candidates of it are worth at most the values (:func:`cards_value`) of
+    its cards in ``u``, both copies, plus ``extra`` for each joker: the
+    candidates without joker hold only cards of ``u``, and each one with a
+    joker (one joker each) adds at most ``extra`` to the value of its
+    naturals in ``u``. Unlike :func:`_bound`, the cards that only a joker
+    makes useful count once per joker, not each.
+    """
+    u = ZERO
+    for k in range(n):
+        m = c_mask[k]
+        if c_info[k, I_JOKER] == 0 and (m & ~lo) == ZERO:
+            u |= m
+    extra = 0
+    if jk > 0:
+        for k in range(n):
+            m = c_mask[k]
+            if c_info[k, I_JOKER] == 1 and (m & ~lo) == ZERO:
+                extra = max(extra, c_info[k, I_POINTS] - cards_value(m & u))
+    return u, extra
+
+
+@kernel
+def _group(n, c_mask, c_info, cards, ws, u0):
     """Chain the candidates by their lowest natural card, for :func:`_search`.
 
     The search settles the hand's lowest card first, either left in hand or
@@ -591,13 +632,16 @@ def _group(n, c_mask, c_info, cards, ws):
     are started (the search meets no other lowest card; the links written
     for other cards are never followed): a handful of stores where a sort
     over every card code cost more than the search on most hands. ``ws[0][4][k]`` receives what candidate ``k`` takes off
-    :func:`_bound` of the opening points when laid. Done once per
+    :func:`_bound` of the opening points when laid, ``ws[0][3][k]`` the value
+    of its naturals in ``u0`` (what it takes off the bound of
+    :func:`_natural_cover`, with ``extra`` for its joker). Done once per
     :func:`search`, however many searches it runs on the same candidates.
     """
     wc = ws[0]
     nxt = wc[1]
     head = wc[2]
     value = wc[4]
+    value0 = wc[3]
     x = cards
     while x:
         head[lowest(x)] = NO_MELD
@@ -611,6 +655,7 @@ def _group(n, c_mask, c_info, cards, ws):
             v += _card_value(lowest(x))
             x &= x - ONE
         value[k] = v
+        value0[k] = cards_value(c_mask[k] & u0)
         nxt[k] = head[low]
         head[low] = k
 
@@ -647,7 +692,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
 
 @kernel(constants=True)
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
-            joker_useful):
+            joker_useful, u0, extra):
     """The best collection of disjoint candidates, exactly.
 
     Parameters
@@ -671,6 +716,12 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
         the candidates chained by :func:`_group`.
     useful, joker_useful : uint64, bool
         What :func:`_fitting` returns for this hand.
+    u0, extra : uint64, int
+        What :func:`_natural_cover` returns for this hand or any hand
+        holding it (objective 0; unused for objective 1): a second bound,
+        kept beside :func:`_bound` as cards are settled, and the smaller of
+        the two prunes. Any upper bound prunes only branches that cannot
+        beat the best found so far, so the collection found is the same.
 
     Returns
     -------
@@ -687,6 +738,10 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     root_bound = _bound(lo, hi, jk, objective)
     if objective == 1 and root_bound > card_limit:
         root_bound = card_limit
+    # The second bound (see _natural_cover), which counts a joker's cards once.
+    root_bound0 = cards_value(lo & u0) + cards_value(hi & u0) + jk * extra
+    if objective == 0 and root_bound0 < root_bound:
+        root_bound = root_bound0
     if root_bound < target or n == 0:
         if target <= 0 and not need_natural:
             return 0, 0
@@ -697,6 +752,8 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     nxt = wc[1]
     head = wc[2]
     cand_value = wc[4]
+    cand_value0 = wc[3]
+    f_bound0 = wf[9]
 
     f_lo = wu[0]
     f_hi = wu[1]
@@ -729,6 +786,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     f_hi[0] = hi
     f_jk[0] = jk
     f_bound[0] = _bound(lo, hi, jk, objective)
+    f_bound0[0] = root_bound0
     f_nat[0] = 1 if need_natural else 0
     f_used[0] = 0
     f_val[0] = 0
@@ -753,6 +811,8 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             bound = f_bound[d]
             if objective == 1 and bound > room:
                 bound = room
+            if objective == 0 and f_bound0[d] < bound:
+                bound = f_bound0[d]
             if f_val[d] + bound <= best:
                 d -= 1
                 continue
@@ -769,6 +829,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_hi[e] = nhi
             f_jk[e] = f_jk[d]
             f_bound[e] = f_bound[d] - (1 if objective == 1 else _card_value(c))
+            f_bound0[e] = f_bound0[d] - (_card_value(c) if (u0 & bit(c)) != ZERO else 0)
             f_nat[e] = f_nat[d]
             f_used[e] = f_used[d]
             f_val[e] = f_val[d]
@@ -794,6 +855,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_hi[e] = nhi
             f_jk[e] = f_jk[d] - joker
             f_bound[e] = f_bound[d] - (size if objective == 1 else cand_value[k])
+            f_bound0[e] = f_bound0[d] - cand_value0[k] - joker * extra
             natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
             f_nat[e] = 1 if (f_nat[d] and not natural_run) else 0
             f_used[e] = f_used[d] + size
@@ -814,11 +876,11 @@ def workspace():
     ``[0]`` the candidates chained by lowest card and their values
     (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
-    forced card's sub-search.
+    forced card's sub-search, row 9 the frames' second bound.
     """
     return (
         np.zeros((5, MAX_CANDIDATES), dtype=np.int64),
-        np.zeros((9, 64), dtype=np.int64),
+        np.zeros((10, 64), dtype=np.int64),
         np.zeros((2, 64), dtype=np.uint64),
     )
 
