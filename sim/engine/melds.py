@@ -390,37 +390,87 @@ def cards_value(m):
             + 8 * popcount(m & VALUE_8))
 
 
-@kernel
-def _run_cover(ranks, min_run, top, joker):
-    """The ranks of a suit's 13-bit mask ``ranks`` that lie in some run of it, as a 13-bit mask.
+# A hand's naturals as run positions, all four suits in one word: suit s
+# holds positions 1 .. 14 at bits 14 s .. 14 s + 13 (the ace at both ends
+# when it ranks high), so a shift tests one window position of every suit
+# at once, and windows never straddle two suits (see _window_starts).
+FIELD_ONES = np.uint64(1 | 1 << 14 | 1 << 28 | 1 << 42)  # position 1 of each suit
+SUIT_ONES = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)  # rank 1 of each suit, in card codes
+SUIT_MASKS = (SUIT_BITS, SUIT_BITS << np.uint64(13), SUIT_BITS << np.uint64(26), SUIT_BITS << np.uint64(39))
 
-    A run's naturals lie in windows of ``min_run`` positions that hold every
-    position, or (``joker``) all but one. The windows are tested all at once
-    as shifted masks: bit ``i`` of ``w`` stands for the window starting at
-    position ``i + 1``.
+
+@kernel(forceinline=True)
+def _positions(lo, ace_high):
+    """The naturals of ``lo`` as run positions, four 14-bit suit fields in one word."""
+    p = ((lo & SUIT_BITS) | (((lo >> np.uint64(13)) & SUIT_BITS) << np.uint64(14))
+         | (((lo >> np.uint64(26)) & SUIT_BITS) << np.uint64(28)) | (((lo >> np.uint64(39)) & SUIT_BITS) << np.uint64(42)))
+    if ace_high:
+        p |= (p & FIELD_ONES) << np.uint64(13)
+    return p
+
+
+@kernel(forceinline=True)
+def _codes(p):
+    """The card codes of the positions ``p`` (:func:`_positions`'s layout): the ace laid high is the ace."""
+    q = p | ((p >> np.uint64(13)) & FIELD_ONES)
+    return ((q & SUIT_BITS) | (((q >> np.uint64(14)) & SUIT_BITS) << np.uint64(13))
+            | (((q >> np.uint64(28)) & SUIT_BITS) << np.uint64(26)) | (((q >> np.uint64(42)) & SUIT_BITS) << np.uint64(39)))
+
+
+@kernel(forceinline=True)
+def _window_starts(p, min_run, ace_high, joker):
+    """The windows of ``min_run`` positions of ``p`` that hold every position, or (``joker``) all but one.
+
+    Bit ``i`` of the result stands for the window starting at position bit
+    ``i``. Only windows that end within their suit's positions 1 .. 13 (14
+    with the ace high) are kept, so no window reaches into the next suit.
     """
-    p = ranks
-    if top == 14:
-        p |= (ranks & 1) << 13  # the ace also high
+    top = 14 if ace_high else 13
     if joker:
-        # Windows missing at most one position: a position missing twice sets twice.
-        once = 0
-        twice = 0
+        # Windows missing at most one position: a position missing twice sets ``twice``.
+        once = ZERO
+        twice = ZERO
         for i in range(min_run):
-            x = ~(p >> i)
+            x = ~(p >> np.uint64(i))
             twice |= once & x
             once |= x
         w = ~twice
     else:
         w = p
         for i in range(1, min_run):
-            w &= p >> i
-    w &= (1 << (top - min_run + 1)) - 1
-    cover = 0
+            w &= p >> np.uint64(i)
+    return w & (((ONE << np.uint64(top - min_run + 1)) - ONE) * FIELD_ONES)
+
+
+@kernel(forceinline=True)
+def _run_cards(lo, min_run, ace_high, joker):
+    """The naturals of ``lo`` that some run of the hand holds (with one joker when ``joker``), as card codes.
+
+    A run's naturals all lie in windows of ``min_run`` positions that hold
+    every position, or (with the joker) all but one.
+    """
+    p = _positions(lo, ace_high)
+    w = _window_starts(p, min_run, ace_high, joker)
+    cover = ZERO
     for i in range(min_run):
-        cover |= w << i
-    cover &= p
-    return (cover | (cover >> 13)) & 0x1FFF
+        cover |= w << np.uint64(i)
+    return _codes(cover & p)
+
+
+@kernel(forceinline=True)
+def holds_meld(lo, jk, min_run, ace_high):
+    """Whether the hand ``(lo, jk)`` holds some meld: whether :func:`enumerate_melds` lists any candidate.
+
+    A few word operations, where the listing walks every suit: most hands of
+    players who have opened hold no meld.
+    """
+    r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
+    if jk > 0:
+        if (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3):
+            return True
+    elif (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3):
+        return True
+    return _window_starts(_positions(lo, ace_high), min_run, ace_high, jk > 0) != ZERO
 
 
 @kernel
@@ -435,13 +485,9 @@ def opening_bound(lo, hi, jk, min_run, ace_high):
     set). So the points are at most the value of ``u``'s cards (both copies)
     plus ``jk`` times the most one meld with a joker can add that way.
     """
-    top = 14 if ace_high else 13
     r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
-    u = ZERO
-    for suit in range(4):
-        ranks = _suit_ranks(lo, suit)
-        u |= np.uint64(_run_cover(ranks, min_run, top, False) | (ranks & three)) << np.uint64(13 * suit)
+    u = _run_cards(lo, min_run, ace_high, False) | (lo & (np.uint64(three) * SUIT_ONES))
     bound = cards_value(lo & u) + cards_value(hi & u)
     if jk == 0:
         return bound
@@ -449,20 +495,18 @@ def opening_bound(lo, hi, jk, min_run, ace_high):
     # in a set, for its rank.
     joker_value = 11 if ace_high else 10
     extra = 0
+    runs = _run_cards(lo, min_run, ace_high, True)
+    outside = runs & ~u
     for suit in range(4):
-        cover = _run_cover(_suit_ranks(lo, suit), min_run, top, True)
-        if cover:
-            outside = (np.uint64(cover) << np.uint64(13 * suit)) & ~u
-            extra = max(extra, joker_value + cards_value(outside))
+        if runs & SUIT_MASKS[suit]:
+            extra = max(extra, joker_value + cards_value(outside & SUIT_MASKS[suit]))
     two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
+    loose = lo & ~u
     while two:
         rank = _low_bit(two) + 1
         two &= two - 1
-        outside = 0
-        for suit in range(4):
-            if ((lo & ~u) >> np.uint64(13 * suit + rank - 1)) & ONE:
-                outside += 1
-        extra = max(extra, rank_value(rank) * (1 + outside))
+        outside_suits = popcount(loose & (SUIT_ONES << np.uint64(rank - 1)))
+        extra = max(extra, rank_value(rank) * (1 + outside_suits))
     return bound + jk * extra
 
 

@@ -35,6 +35,7 @@ from sim.engine.melds import (
     card_in_meld,
     joker_in_meld,
     enumerate_melds,
+    holds_meld,
     lowest,
     melded_cards,
     opening_bound,
@@ -422,6 +423,8 @@ def enumerate_actions(
         # the bound is cheaper than listing their candidates. Nothing else
         # reads them before the discard, which melded_cards answers.
         n_c = -1
+    elif not holds_meld(lo, jk, rules.min_run, rules.ace_high):
+        n_c = 0  # what the listing finds, told by a few word operations
     else:
         n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
@@ -608,7 +611,7 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
             # Relay (a): a new meld from the hand holding the joker, the largest
             # (not in contrat, where no new meld follows the contract).
             n_s = 0
-            if rules.game != P.GAME_CONTRAT:
+            if rules.game != P.GAME_CONTRAT and holds_meld(rlo, rjk, rules.min_run, rules.ace_high):
                 n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
             best = -1
             for k in range(n_s):
