@@ -521,18 +521,7 @@ def _card_value(code):
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
-    total = 11 * jk
-    x = lo
-    while x:
-        c = lowest(x)
-        total += _card_value(c)
-        x &= x - ONE
-    x = hi
-    while x:
-        c = lowest(x)
-        total += _card_value(c)
-        x &= x - ONE
-    return total
+    return 11 * jk + cards_value(lo) + cards_value(hi)
 
 
 @kernel(constants=True)
@@ -549,7 +538,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     if n == 0:
         # (what the searches below return for no candidate at all)
         return (0, 0) if forced < 0 and target <= 0 and not need_natural else (-1, 0)
-    useful, joker_useful = _fitting(lo, jk, n, c_mask, c_info)
+    useful, joker_useful, natural = _fitting(lo, jk, n, c_mask, c_info)
     if target > 0:
         # A collection is worth at most _bound of the useful cards it holds,
         # so when all of them together fall short, nothing qualifies.
@@ -561,9 +550,10 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     u0 = ZERO
     extra = 0
     if objective == 0:
-        # A tighter bound on hands with a joker (see _natural_cover), for
+        # A tighter bound on hands with a joker (see _joker_extra), for
         # this hand and for every rest the searches below leave.
-        u0, extra = _natural_cover(lo, jk, n, c_mask, c_info)
+        u0 = natural
+        extra = _joker_extra(lo, jk if joker_useful else 0, n, c_mask, c_info, u0)
         if target > 0 and cards_value(lo & u0) + cards_value(hi & u0) + (jk if joker_useful else 0) * extra < target:
             return -1, 0
     if forced < 0:
@@ -601,7 +591,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         # The rest of the hand is searched with only the cards that melds
         # still fitting it use: a tighter bound, so most rests are settled
         # at once.
-        rest_useful, rest_joker_useful = _fitting(nlo, jk - joker, n, c_mask, c_info)
+        rest_useful, rest_joker_useful, _ = _fitting(nlo, jk - joker, n, c_mask, c_info)
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
                                max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
@@ -618,12 +608,14 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
 
 @kernel
 def _fitting(lo, jk, n, c_mask, c_info):
-    """``(mask of the cards, whether a joker)`` that the candidates fitting the hand ``(lo, jk)`` use.
+    """``(mask of the cards, whether a joker, mask of the cards without joker)`` that the candidates fitting the
+    hand ``(lo, jk)`` use: all of them, and those without joker (see :func:`_joker_extra`).
 
-    A card outside the mask can only stay in hand: leaving it out of a
+    A card outside the first mask can only stay in hand: leaving it out of a
     search changes no collection found, and tightens the search's bound.
     """
     useful = ZERO
+    natural = ZERO
     joker_useful = False
     for k in range(n):
         m = c_mask[k]
@@ -632,15 +624,17 @@ def _fitting(lo, jk, n, c_mask, c_info):
             useful |= m
             if joker:
                 joker_useful = True
-    return useful, joker_useful
+            else:
+                natural |= m
+    return useful, joker_useful, natural
 
 
 @kernel
-def _natural_cover(lo, jk, n, c_mask, c_info):
-    """``(u, extra)``, for a second bound on the opening points of the hand ``(lo, jk)`` and of any part of it.
+def _joker_extra(lo, jk, n, c_mask, c_info, u):
+    """``extra``, for a second bound on the opening points of the hand ``(lo, jk)`` and of any part of it.
 
     ``u`` is the mask of the cards that the candidates without joker fitting
-    the hand hold, ``extra`` the most points a candidate with a joker fitting
+    the hand hold (from :func:`_fitting`), ``extra`` the most points a candidate with a joker fitting
     it counts beyond its naturals in ``u`` (0 when none fits). A part of the
     hand fits no candidate the whole hand does not, so any disjoint
     candidates of it are worth at most the values (:func:`cards_value`) of
@@ -650,18 +644,13 @@ def _natural_cover(lo, jk, n, c_mask, c_info):
     naturals in ``u``. Unlike :func:`_bound`, the cards that only a joker
     makes useful count once per joker, not each.
     """
-    u = ZERO
-    for k in range(n):
-        m = c_mask[k]
-        if c_info[k, I_JOKER] == 0 and (m & ~lo) == ZERO:
-            u |= m
     extra = 0
     if jk > 0:
         for k in range(n):
             m = c_mask[k]
             if c_info[k, I_JOKER] == 1 and (m & ~lo) == ZERO:
                 extra = max(extra, c_info[k, I_POINTS] - cards_value(m & u))
-    return u, extra
+    return extra
 
 
 @kernel
@@ -678,7 +667,7 @@ def _group(n, c_mask, c_info, cards, ws, u0):
     over every card code cost more than the search on most hands. ``ws[0][4][k]`` receives what candidate ``k`` takes off
     :func:`_bound` of the opening points when laid, ``ws[0][3][k]`` the value
     of its naturals in ``u0`` (what it takes off the bound of
-    :func:`_natural_cover`, with ``extra`` for its joker). Done once per
+    :func:`_joker_extra`, with ``extra`` for its joker). Done once per
     :func:`search`, however many searches it runs on the same candidates.
     """
     wc = ws[0]
@@ -692,14 +681,10 @@ def _group(n, c_mask, c_info, cards, ws, u0):
         x &= x - ONE
     for k in range(n - 1, -1, -1):
         # The most candidate k's cards could add to an opening (see _bound).
-        v = 11 * np.int64(c_info[k, I_JOKER])
         x = c_mask[k]
         low = lowest(x)
-        while x:
-            v += _card_value(lowest(x))
-            x &= x - ONE
-        value[k] = v
-        value0[k] = cards_value(c_mask[k] & u0)
+        value[k] = 11 * np.int64(c_info[k, I_JOKER]) + cards_value(x)
+        value0[k] = cards_value(x & u0)
         nxt[k] = head[low]
         head[low] = k
 
@@ -761,7 +746,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     useful, joker_useful : uint64, bool
         What :func:`_fitting` returns for this hand.
     u0, extra : uint64, int
-        What :func:`_natural_cover` returns for this hand or any hand
+        The cards without joker :func:`_fitting` finds, and what :func:`_joker_extra` returns, for this hand or any hand
         holding it (objective 0; unused for objective 1): a second bound,
         kept beside :func:`_bound` as cards are settled, and the smaller of
         the two prunes. Any upper bound prunes only branches that cannot
@@ -782,7 +767,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     root_bound = _bound(lo, hi, jk, objective)
     if objective == 1 and root_bound > card_limit:
         root_bound = card_limit
-    # The second bound (see _natural_cover), which counts a joker's cards once.
+    # The second bound (see _joker_extra), which counts a joker's cards once.
     root_bound0 = cards_value(lo & u0) + cards_value(hi & u0) + jk * extra
     if objective == 0 and root_bound0 < root_bound:
         root_bound = root_bound0
