@@ -335,29 +335,13 @@ def melded_cards(lo, jk, min_run, ace_high):
     (none without a joker), and every held suit of a rank with a set is in
     one.
     """
-    top = 14 if ace_high else 13
-    missing_allowed = 1 if jk > 0 else 0
-    window = (1 << min_run) - 1
-    out = ZERO
-    for suit in range(4):
-        ranks = _suit_ranks(lo, suit)
-        if ace_high and (ranks & 1):
-            ranks |= 1 << 13
-        cover = 0
-        for start in range(top - min_run + 1):
-            held = ranks & (window << start)
-            if min_run - popcount(held) <= missing_allowed:
-                cover |= held
-        if cover & (1 << 13):
-            cover |= 1  # the ace laid high
-        out |= np.uint64(cover & 0x1FFF) << np.uint64(13 * suit)
+    # Every suit's run windows at once (see _run_cards).
+    out = _run_cards(lo, min_run, ace_high, jk > 0)
     r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
     two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
     ranks_with_set = two if jk > 0 else three
-    for suit in range(4):
-        out |= np.uint64(_suit_ranks(lo, suit) & ranks_with_set) << np.uint64(13 * suit)
-    return out
+    return out | (lo & (np.uint64(ranks_with_set) * SUIT_ONES))
 
 
 def _value_planes() -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
