@@ -502,19 +502,22 @@ def enumerate_actions(
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
                                                      1 if code == JOKER else 0, n_hand - 1)
-    if opened and rules.jokers > 0 and _table_holds_joker(g, table):
+    if opened and rules.jokers > 0 and _hand_recovers(rules, g, table, lo):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
 
 
 @kernel
-def _table_holds_joker(g, table):
-    """Whether some table meld holds a joker: checked before listing recoveries,
-    so that a table without one skips that call and its thirty arguments
-    (and not at all when the deck has no joker, as in basic rummy)."""
+def _hand_recovers(rules, g, table, lo):
+    """Whether some natural of the hand ``lo`` takes back a table joker: checked before listing recoveries,
+    so that a hand without one (nearly every hand, even with jokers on the
+    table) skips that call and its thirty arguments (and not at all when the
+    deck has no joker, as in basic rummy). Recoveries are listed for these
+    cards only, so none is missed."""
+    unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
     for m in range(g[G_MELDS]):
-        if table[m, I_JOKER]:
+        if table[m, I_JOKER] and (lo & recovering_cards(table, m, unambiguous)) != ZERO:
             return True
     return False
 
