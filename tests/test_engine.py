@@ -103,6 +103,40 @@ def test_melded_cards_is_the_union_of_the_enumerated_melds():
         assert int(M.melded_cards(lo, jk, min_run, ace_high)) == union
 
 
+
+def test_holds_meld_is_whether_the_listing_finds_a_meld():
+    # The turn skips listing a hand's candidates when holds_meld says there is none.
+    rng = np.random.default_rng(6)
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    found = 0
+    for i in range(3000):
+        hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(1, 15)), replace=False)]
+        lo, hi, jk = M.hand_words(hand)
+        min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
+        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        assert M.holds_meld(lo, jk, min_run, ace_high) == (n > 0), hand
+        found += n > 0
+    assert 0 < found < 3000
+
+
+def test_opening_bound_is_never_below_the_best_opening():
+    # The turn of a seat that has not opened runs no opening search when the
+    # bound is below the threshold: it must never be below the best opening.
+    rng = np.random.default_rng(8)
+    below = 0
+    for i in range(3000):
+        hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(3, 16)), replace=False)]
+        lo, hi, jk = M.hand_words(hand)
+        min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
+        bound = M.opening_bound(lo, hi, jk, min_run, ace_high)
+        assert bound >= M.best_opening_points(lo, hi, jk, min_run, ace_high, False), hand
+        below += bound < 51
+    assert below > 1000  # it rules out most hands short of an opening
+    # K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦ opens with 59, all its melded cards.
+    assert M.opening_bound(*M.hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True) == 59
+
+
 # ------------------------------------------------------------- trace replay
 
 # Each configuration is replayed over many seeds; together they cover every

@@ -25,21 +25,6 @@ def _hands(seed, count, largest):
         yield i, rng, M.hand_words(hand)
 
 
-def test_a_hand_said_to_hold_no_meld_lists_none():
-    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
-    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
-    said_none = 0
-    for i, _, (lo, _, jk) in _hands(5, 3000, 12):
-        min_run, ace_high = 3 + i % 3, bool(i % 2)
-        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
-        if E._holds_no_meld(lo, jk, min_run, ace_high):
-            said_none += 1
-            assert n == 0
-        elif jk == 0:
-            assert n > 0  # without a joker the answer is exact both ways
-    assert said_none > 300
-
-
 def test_the_take_check_answers_as_card_in_meld():
     rulesets = [kernel_rules(preset(name, min_run=run, ace_high=high))
                 for name in ("rami51", "basic") for run in (3, 4) for high in (False, True)]

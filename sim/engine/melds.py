@@ -335,29 +335,163 @@ def melded_cards(lo, jk, min_run, ace_high):
     (none without a joker), and every held suit of a rank with a set is in
     one.
     """
-    top = 14 if ace_high else 13
-    missing_allowed = 1 if jk > 0 else 0
-    window = (1 << min_run) - 1
-    out = ZERO
-    for suit in range(4):
-        ranks = _suit_ranks(lo, suit)
-        if ace_high and (ranks & 1):
-            ranks |= 1 << 13
-        cover = 0
-        for start in range(top - min_run + 1):
-            held = ranks & (window << start)
-            if min_run - popcount(held) <= missing_allowed:
-                cover |= held
-        if cover & (1 << 13):
-            cover |= 1  # the ace laid high
-        out |= np.uint64(cover & 0x1FFF) << np.uint64(13 * suit)
+    # Every suit's run windows at once (see _run_cards).
+    out = _run_cards(lo, min_run, ace_high, jk > 0)
     r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
     two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
     ranks_with_set = two if jk > 0 else three
+    return out | (lo & (np.uint64(ranks_with_set) * SUIT_ONES))
+
+
+def _value_planes() -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
+    """Bit planes of the cards' opening values (see :func:`cards_value`).
+
+    Plane ``b`` is the mask of the natural codes whose most an opening can
+    count (:func:`rank_value`: an ace 11, a face 10) has bit ``b`` set.
+    """
+    planes = [0, 0, 0, 0]
+    for code in range(52):
+        rank = code % 13 + 1
+        value = 11 if rank == 1 else min(rank, 10)
+        for b in range(4):
+            if value >> b & 1:
+                planes[b] |= 1 << code
+    return tuple(np.uint64(x) for x in planes)
+
+
+VALUE_1, VALUE_2, VALUE_4, VALUE_8 = _value_planes()
+
+
+@kernel
+def cards_value(m):
+    """The most the natural cards of mask ``m`` can add to an opening (an ace 11), one copy of each.
+
+    The sum over cards, as four weighted counts of bit planes rather than a
+    walk over the cards.
+    """
+    return (popcount(m & VALUE_1) + 2 * popcount(m & VALUE_2) + 4 * popcount(m & VALUE_4)
+            + 8 * popcount(m & VALUE_8))
+
+
+# A hand's naturals as run positions, all four suits in one word: suit s
+# holds positions 1 .. 14 at bits 14 s .. 14 s + 13 (the ace at both ends
+# when it ranks high), so a shift tests one window position of every suit
+# at once, and windows never straddle two suits (see _window_starts).
+FIELD_ONES = np.uint64(1 | 1 << 14 | 1 << 28 | 1 << 42)  # position 1 of each suit
+SUIT_ONES = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)  # rank 1 of each suit, in card codes
+SUIT_MASKS = (SUIT_BITS, SUIT_BITS << np.uint64(13), SUIT_BITS << np.uint64(26), SUIT_BITS << np.uint64(39))
+
+
+@kernel(forceinline=True)
+def _positions(lo, ace_high):
+    """The naturals of ``lo`` as run positions, four 14-bit suit fields in one word."""
+    p = ((lo & SUIT_BITS) | (((lo >> np.uint64(13)) & SUIT_BITS) << np.uint64(14))
+         | (((lo >> np.uint64(26)) & SUIT_BITS) << np.uint64(28)) | (((lo >> np.uint64(39)) & SUIT_BITS) << np.uint64(42)))
+    if ace_high:
+        p |= (p & FIELD_ONES) << np.uint64(13)
+    return p
+
+
+@kernel(forceinline=True)
+def _codes(p):
+    """The card codes of the positions ``p`` (:func:`_positions`'s layout): the ace laid high is the ace."""
+    q = p | ((p >> np.uint64(13)) & FIELD_ONES)
+    return ((q & SUIT_BITS) | (((q >> np.uint64(14)) & SUIT_BITS) << np.uint64(13))
+            | (((q >> np.uint64(28)) & SUIT_BITS) << np.uint64(26)) | (((q >> np.uint64(42)) & SUIT_BITS) << np.uint64(39)))
+
+
+@kernel(forceinline=True)
+def _window_starts(p, min_run, ace_high, joker):
+    """The windows of ``min_run`` positions of ``p`` that hold every position, or (``joker``) all but one.
+
+    Bit ``i`` of the result stands for the window starting at position bit
+    ``i``. Only windows that end within their suit's positions 1 .. 13 (14
+    with the ace high) are kept, so no window reaches into the next suit.
+    """
+    top = 14 if ace_high else 13
+    if joker:
+        # Windows missing at most one position: a position missing twice sets ``twice``.
+        once = ZERO
+        twice = ZERO
+        for i in range(min_run):
+            x = ~(p >> np.uint64(i))
+            twice |= once & x
+            once |= x
+        w = ~twice
+    else:
+        w = p
+        for i in range(1, min_run):
+            w &= p >> np.uint64(i)
+    return w & (((ONE << np.uint64(top - min_run + 1)) - ONE) * FIELD_ONES)
+
+
+@kernel(forceinline=True)
+def _run_cards(lo, min_run, ace_high, joker):
+    """The naturals of ``lo`` that some run of the hand holds (with one joker when ``joker``), as card codes.
+
+    A run's naturals all lie in windows of ``min_run`` positions that hold
+    every position, or (with the joker) all but one.
+    """
+    p = _positions(lo, ace_high)
+    w = _window_starts(p, min_run, ace_high, joker)
+    cover = ZERO
+    for i in range(min_run):
+        cover |= w << np.uint64(i)
+    return _codes(cover & p)
+
+
+@kernel(forceinline=True)
+def holds_meld(lo, jk, min_run, ace_high):
+    """Whether the hand ``(lo, jk)`` holds some meld: whether :func:`enumerate_melds` lists any candidate.
+
+    A few word operations, where the listing walks every suit: most hands of
+    players who have opened hold no meld.
+    """
+    r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
+    if jk > 0:
+        if (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3):
+            return True
+    elif (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3):
+        return True
+    return _window_starts(_positions(lo, ace_high), min_run, ace_high, jk > 0) != ZERO
+
+
+@kernel
+def opening_bound(lo, hi, jk, min_run, ace_high):
+    """An upper bound on the opening points of any disjoint melds of the hand ``(lo, hi, jk)``, without listing them.
+
+    A meld without joker lies within the cards ``u`` that some meld without
+    joker holds, each physical card of them counted once at most. A meld
+    with a joker (one joker a meld, so at most ``jk`` such melds) adds at
+    most its joker and its naturals outside ``u``, which all lie in one suit
+    (a run, among the cards some run with a joker holds) or one rank (a
+    set). So the points are at most the value of ``u``'s cards (both copies)
+    plus ``jk`` times the most one meld with a joker can add that way.
+    """
+    r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
+    three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
+    u = _run_cards(lo, min_run, ace_high, False) | (lo & (np.uint64(three) * SUIT_ONES))
+    bound = cards_value(lo & u) + cards_value(hi & u)
+    if jk == 0:
+        return bound
+    # A joker in a run stands for a position worth at most an ace laid high;
+    # in a set, for its rank.
+    joker_value = 11 if ace_high else 10
+    extra = 0
+    runs = _run_cards(lo, min_run, ace_high, True)
+    outside = runs & ~u
     for suit in range(4):
-        out |= np.uint64(_suit_ranks(lo, suit) & ranks_with_set) << np.uint64(13 * suit)
-    return out
+        if runs & SUIT_MASKS[suit]:
+            extra = max(extra, joker_value + cards_value(outside & SUIT_MASKS[suit]))
+    two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
+    loose = lo & ~u
+    while two:
+        rank = _low_bit(two) + 1
+        two &= two - 1
+        outside_suits = popcount(loose & (SUIT_ONES << np.uint64(rank - 1)))
+        extra = max(extra, rank_value(rank) * (1 + outside_suits))
+    return bound + jk * extra
 
 
 @kernel
@@ -371,18 +505,7 @@ def _card_value(code):
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
-    total = 11 * jk
-    x = lo
-    while x:
-        c = lowest(x)
-        total += _card_value(c)
-        x &= x - ONE
-    x = hi
-    while x:
-        c = lowest(x)
-        total += _card_value(c)
-        x &= x - ONE
-    return total
+    return 11 * jk + cards_value(lo) + cards_value(hi)
 
 
 @kernel(constants=True)
@@ -399,7 +522,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     if n == 0:
         # (what the searches below return for no candidate at all)
         return (0, 0) if forced < 0 and target <= 0 and not need_natural else (-1, 0)
-    useful, joker_useful = _fitting(lo, jk, n, c_mask, c_info)
+    useful, joker_useful, natural = _fitting(lo, jk, n, c_mask, c_info)
     if target > 0:
         # A collection is worth at most _bound of the useful cards it holds,
         # so when all of them together fall short, nothing qualifies.
@@ -408,10 +531,19 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
             bound = card_limit
         if bound < target:
             return -1, 0
+    u0 = ZERO
+    extra = 0
+    if objective == 0:
+        # A tighter bound on hands with a joker (see _joker_extra), for
+        # this hand and for every rest the searches below leave.
+        u0 = natural
+        extra = _joker_extra(lo, jk if joker_useful else 0, n, c_mask, c_info, u0)
+        if target > 0 and cards_value(lo & u0) + cards_value(hi & u0) + (jk if joker_useful else 0) * extra < target:
+            return -1, 0
     if forced < 0:
-        _group(n, c_mask, c_info, lo & useful, ws)
+        _group(n, c_mask, c_info, lo & useful, ws, u0)
         return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws,
-                       useful, joker_useful)
+                       useful, joker_useful, u0, extra)
     sub = ws[1][8]
     best = -1
     n_best = 0
@@ -432,17 +564,21 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         value = c_info[k, I_POINTS] if objective == 0 else size
         if not grouped:
             # Grouped only once a meld with the forced card fits.
-            _group(n, c_mask, c_info, lo & useful, ws)
+            _group(n, c_mask, c_info, lo & useful, ws, u0)
             grouped = True
         nlo, nhi = remove_mask(lo, hi, m)
+        # A rest that cannot bring what this meld needs is not searched.
+        if objective == 0 and (value + cards_value(nlo & u0) + cards_value(nhi & u0) + (jk - joker) * extra
+                               < max(target, best + 1)):
+            continue
         natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
         # The rest of the hand is searched with only the cards that melds
         # still fitting it use: a tighter bound, so most rests are settled
         # at once.
-        rest_useful, rest_joker_useful = _fitting(nlo, jk - joker, n, c_mask, c_info)
+        rest_useful, rest_joker_useful, _ = _fitting(nlo, jk - joker, n, c_mask, c_info)
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
-                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful)
+                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
         if rest >= 0 and rest + value > best and rest + value >= target:
             best = rest + value
             out[0] = k
@@ -456,12 +592,14 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
 
 @kernel
 def _fitting(lo, jk, n, c_mask, c_info):
-    """``(mask of the cards, whether a joker)`` that the candidates fitting the hand ``(lo, jk)`` use.
+    """``(mask of the cards, whether a joker, mask of the cards without joker)`` that the candidates fitting the
+    hand ``(lo, jk)`` use: all of them, and those without joker (see :func:`_joker_extra`).
 
-    A card outside the mask can only stay in hand: leaving it out of a
+    A card outside the first mask can only stay in hand: leaving it out of a
     search changes no collection found, and tightens the search's bound.
     """
     useful = ZERO
+    natural = ZERO
     joker_useful = False
     for k in range(n):
         m = c_mask[k]
@@ -470,11 +608,37 @@ def _fitting(lo, jk, n, c_mask, c_info):
             useful |= m
             if joker:
                 joker_useful = True
-    return useful, joker_useful
+            else:
+                natural |= m
+    return useful, joker_useful, natural
 
 
 @kernel
-def _group(n, c_mask, c_info, cards, ws):
+def _joker_extra(lo, jk, n, c_mask, c_info, u):
+    """``extra``, for a second bound on the opening points of the hand ``(lo, jk)`` and of any part of it.
+
+    ``u`` is the mask of the cards that the candidates without joker fitting
+    the hand hold (from :func:`_fitting`), ``extra`` the most points a candidate with a joker fitting
+    it counts beyond its naturals in ``u`` (0 when none fits). A part of the
+    hand fits no candidate the whole hand does not, so any disjoint
+    candidates of it are worth at most the values (:func:`cards_value`) of
+    its cards in ``u``, both copies, plus ``extra`` for each joker: the
+    candidates without joker hold only cards of ``u``, and each one with a
+    joker (one joker each) adds at most ``extra`` to the value of its
+    naturals in ``u``. Unlike :func:`_bound`, the cards that only a joker
+    makes useful count once per joker, not each.
+    """
+    extra = 0
+    if jk > 0:
+        for k in range(n):
+            m = c_mask[k]
+            if c_info[k, I_JOKER] == 1 and (m & ~lo) == ZERO:
+                extra = max(extra, c_info[k, I_POINTS] - cards_value(m & u))
+    return extra
+
+
+@kernel
+def _group(n, c_mask, c_info, cards, ws, u0):
     """Chain the candidates by their lowest natural card, for :func:`_search`.
 
     The search settles the hand's lowest card first, either left in hand or
@@ -485,26 +649,26 @@ def _group(n, c_mask, c_info, cards, ws):
     are started (the search meets no other lowest card; the links written
     for other cards are never followed): a handful of stores where a sort
     over every card code cost more than the search on most hands. ``ws[0][4][k]`` receives what candidate ``k`` takes off
-    :func:`_bound` of the opening points when laid. Done once per
+    :func:`_bound` of the opening points when laid, ``ws[0][3][k]`` the value
+    of its naturals in ``u0`` (what it takes off the bound of
+    :func:`_joker_extra`, with ``extra`` for its joker). Done once per
     :func:`search`, however many searches it runs on the same candidates.
     """
     wc = ws[0]
     nxt = wc[1]
     head = wc[2]
     value = wc[4]
+    value0 = wc[3]
     x = cards
     while x:
         head[lowest(x)] = NO_MELD
         x &= x - ONE
     for k in range(n - 1, -1, -1):
         # The most candidate k's cards could add to an opening (see _bound).
-        v = 11 * np.int64(c_info[k, I_JOKER])
         x = c_mask[k]
         low = lowest(x)
-        while x:
-            v += _card_value(lowest(x))
-            x &= x - ONE
-        value[k] = v
+        value[k] = 11 * np.int64(c_info[k, I_JOKER]) + cards_value(x)
+        value0[k] = cards_value(x & u0)
         nxt[k] = head[low]
         head[low] = k
 
@@ -541,7 +705,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
 
 @kernel(constants=True)
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
-            joker_useful):
+            joker_useful, u0, extra):
     """The best collection of disjoint candidates, exactly.
 
     Parameters
@@ -565,6 +729,12 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
         the candidates chained by :func:`_group`.
     useful, joker_useful : uint64, bool
         What :func:`_fitting` returns for this hand.
+    u0, extra : uint64, int
+        The cards without joker :func:`_fitting` finds, and what :func:`_joker_extra` returns, for this hand or any hand
+        holding it (objective 0; unused for objective 1): a second bound,
+        kept beside :func:`_bound` as cards are settled, and the smaller of
+        the two prunes. Any upper bound prunes only branches that cannot
+        beat the best found so far, so the collection found is the same.
 
     Returns
     -------
@@ -581,6 +751,10 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     root_bound = _bound(lo, hi, jk, objective)
     if objective == 1 and root_bound > card_limit:
         root_bound = card_limit
+    # The second bound (see _joker_extra), which counts a joker's cards once.
+    root_bound0 = cards_value(lo & u0) + cards_value(hi & u0) + jk * extra
+    if objective == 0 and root_bound0 < root_bound:
+        root_bound = root_bound0
     if root_bound < target or n == 0:
         if target <= 0 and not need_natural:
             return 0, 0
@@ -591,6 +765,8 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     nxt = wc[1]
     head = wc[2]
     cand_value = wc[4]
+    cand_value0 = wc[3]
+    f_bound0 = wf[9]
 
     f_lo = wu[0]
     f_hi = wu[1]
@@ -623,6 +799,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     f_hi[0] = hi
     f_jk[0] = jk
     f_bound[0] = _bound(lo, hi, jk, objective)
+    f_bound0[0] = root_bound0
     f_nat[0] = 1 if need_natural else 0
     f_used[0] = 0
     f_val[0] = 0
@@ -647,6 +824,8 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             bound = f_bound[d]
             if objective == 1 and bound > room:
                 bound = room
+            if objective == 0 and f_bound0[d] < bound:
+                bound = f_bound0[d]
             if f_val[d] + bound <= best:
                 d -= 1
                 continue
@@ -663,6 +842,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_hi[e] = nhi
             f_jk[e] = f_jk[d]
             f_bound[e] = f_bound[d] - (1 if objective == 1 else _card_value(c))
+            f_bound0[e] = f_bound0[d] - (_card_value(c) if (u0 & bit(c)) != ZERO else 0)
             f_nat[e] = f_nat[d]
             f_used[e] = f_used[d]
             f_val[e] = f_val[d]
@@ -688,6 +868,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             f_hi[e] = nhi
             f_jk[e] = f_jk[d] - joker
             f_bound[e] = f_bound[d] - (size if objective == 1 else cand_value[k])
+            f_bound0[e] = f_bound0[d] - cand_value0[k] - joker * extra
             natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
             f_nat[e] = 1 if (f_nat[d] and not natural_run) else 0
             f_used[e] = f_used[d] + size
@@ -708,11 +889,11 @@ def workspace():
     ``[0]`` the candidates chained by lowest card and their values
     (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
-    forced card's sub-search.
+    forced card's sub-search, row 9 the frames' second bound.
     """
     return (
         np.zeros((5, MAX_CANDIDATES), dtype=np.int64),
-        np.zeros((9, 64), dtype=np.int64),
+        np.zeros((10, 64), dtype=np.int64),
         np.zeros((2, 64), dtype=np.uint64),
     )
 

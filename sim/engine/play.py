@@ -36,8 +36,10 @@ from sim.engine.melds import (
     card_in_meld,
     joker_in_meld,
     enumerate_melds,
+    holds_meld,
     lowest,
     melded_cards,
+    opening_bound,
     remove_card,
     remove_mask,
     search,
@@ -390,35 +392,6 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
     fill_view(rules, g, seats, h_n, h_jk, seat, view)
 
 
-@kernel(inline="always")
-def _holds_no_meld(lo, jk, min_run, ace_high):
-    """Whether the hand ``(lo, jk)`` surely holds no meld (so :func:`enumerate_melds` would list none).
-
-    Without a joker, :func:`enumerate_melds` lists a run only in a suit
-    holding ``min_run`` positions in a row and a set only of a rank held in
-    three suits: a hand with neither holds no candidate. Most hands a turn
-    looks at in basic rummy are such hands, and this answers them without
-    the call. With a joker the answer is "not sure" (False).
-    """
-    if jk > 0:
-        return False
-    r0 = np.int64((lo >> np.uint64(0)) & SUIT_BITS)
-    r1 = np.int64((lo >> np.uint64(13)) & SUIT_BITS)
-    r2 = np.int64((lo >> np.uint64(26)) & SUIT_BITS)
-    r3 = np.int64((lo >> np.uint64(39)) & SUIT_BITS)
-    if (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3):
-        return False
-    for ranks in (r0, r1, r2, r3):
-        if ace_high and (ranks & 1):
-            ranks |= 1 << 13
-        in_a_row = ranks
-        for i in range(1, min_run):
-            in_a_row &= ranks >> i
-        if in_a_row:
-            return False
-    return True
-
-
 @kernel
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
@@ -470,8 +443,15 @@ def enumerate_actions(
         # only the discard's "fits" flag, which melded_cards answers without
         # listing them (G_NCAND -1 says they are not listed).
         n_c = -1
-    elif _holds_no_meld(lo, jk, rules.min_run, rules.ace_high):
-        n_c = 0
+    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
+          and opening_bound(lo, hi, jk, rules.min_run, rules.ace_high) < _threshold(g, rules)):
+        # No melds of the hand reach the threshold, so there is no opening
+        # to search for; most hands of a seat waiting to open are such, and
+        # the bound is cheaper than listing their candidates. Nothing else
+        # reads them before the discard, which melded_cards answers.
+        n_c = -1
+    elif not holds_meld(lo, jk, rules.min_run, rules.ace_high):
+        n_c = 0  # what the listing finds, told by a few word operations
     else:
         n_c = enumerate_melds(lo, jk, rules.min_run, rules.ace_high, c_mask, c_info)
     n_melds = g[G_MELDS]
@@ -551,19 +531,22 @@ def enumerate_actions(
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
                                                      1 if code == JOKER else 0, n_hand - 1)
-    if opened and rules.jokers > 0 and _table_holds_joker(g, table):
+    if opened and rules.jokers > 0 and _hand_recovers(rules, g, table, lo):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
 
 
 @kernel
-def _table_holds_joker(g, table):
-    """Whether some table meld holds a joker: checked before listing recoveries,
-    so that a table without one skips that call and its thirty arguments
-    (and not at all when the deck has no joker, as in basic rummy)."""
+def _hand_recovers(rules, g, table, lo):
+    """Whether some natural of the hand ``lo`` takes back a table joker: checked before listing recoveries,
+    so that a hand without one (nearly every hand, even with jokers on the
+    table) skips that call and its thirty arguments (and not at all when the
+    deck has no joker, as in basic rummy). Recoveries are listed for these
+    cards only, so none is missed."""
+    unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
     for m in range(g[G_MELDS]):
-        if table[m, I_JOKER]:
+        if table[m, I_JOKER] and (lo & recovering_cards(table, m, unambiguous)) != ZERO:
             return True
     return False
 
@@ -660,7 +643,7 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
             # Relay (a): a new meld from the hand holding the joker, the largest
             # (not in contrat, where no new meld follows the contract).
             n_s = 0
-            if rules.game != P.GAME_CONTRAT:
+            if rules.game != P.GAME_CONTRAT and holds_meld(rlo, rjk, rules.min_run, rules.ace_high):
                 n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
             best = -1
             for k in range(n_s):
