@@ -86,6 +86,39 @@ def test_quick_meld_tests_agree_with_enumeration():
             assert M.card_in_meld(lo, jk, top, min_run, ace_high) == expected
 
 
+def test_contract_ruled_out_matches_the_contract_search_first_tests():
+    # Contrat skips listing a hand's candidates when bit tests show the
+    # contract search would stop at its first tests: the answer must be the
+    # same as those tests make on the listing, and never hide a contract.
+    rng = np.random.default_rng(6)
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    scratch = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    ws = M.workspace()
+    out = np.empty(64, dtype=np.int64)
+    contracts = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)]
+    found = 0
+    for i in range(3000):
+        hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(6, 26)), replace=False)]
+        lo, hi, jk = M.hand_words(hand)
+        min_run, ace_high = (4 if i % 3 else 3), bool(i % 5)
+        deal = i % 7
+        sets, runs = contracts[deal]
+        whole = deal == 6
+        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        n_sets, n_runs, useful = M._contract_melds(n, c_mask, c_info, ws)
+        expected = (whole and ((int(lo) & ~int(useful)) != 0 or (sets == 0 and M._suits(lo) > runs))) or not (
+            M._holds_disjoint(lo, hi, jk, ws[0][0], n_sets, sets, c_mask, c_info)
+            and M._holds_disjoint(lo, hi, jk, ws[0][1], n_runs, runs, c_mask, c_info))
+        ruled_out = M.contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch)
+        assert ruled_out == expected
+        limit = len(hand) if whole else len(hand) - 1
+        cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, limit, out, ws)
+        assert not (ruled_out and cards_laid >= 0)
+        found += cards_laid >= 0
+    assert found > 100  # the sample holds contracts, so the check above bites
+
+
 def test_melded_cards_is_the_union_of_the_enumerated_melds():
     # Contrat's discard after the contract asks which cards sit in a meld
     # without listing the melds: the answer must be the listing's union.

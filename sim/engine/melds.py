@@ -1074,6 +1074,129 @@ def _holds_disjoint(lo, hi, jk, idx, n_idx, count, c_mask, c_info):
     return False
 
 
+# A least meld's mask marks its joker in bit 63 (natural codes use bits 0 .. 51).
+LEAST_JOKER = np.uint64(1) << np.uint64(63)
+
+
+@kernel
+def _least_melds(lo, jk, kind, min_run, ace_high, out):
+    """The hand's smallest melds of one ``kind`` into ``out``; returns their count.
+
+    Sets of three suits, or two and a joker; runs of ``min_run`` positions,
+    all held, or one of them (held or not) a joker. Each is a candidate of
+    :func:`enumerate_melds`, and every candidate of that kind holds one of
+    them with no more jokers, so the hand can lay some number of disjoint
+    candidates of the kind exactly when it can lay as many of these: the
+    check of :func:`_holds_disjoint` without listing every candidate.
+    Joker melds carry :data:`LEAST_JOKER` in their mask.
+    """
+    n = 0
+    if kind == KIND_SET:
+        r0, r1, r2, r3 = _suit_ranks(lo, 0), _suit_ranks(lo, 1), _suit_ranks(lo, 2), _suit_ranks(lo, 3)
+        two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
+        three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
+        ranks = two if jk > 0 else three
+        while ranks:
+            rank = _low_bit(ranks)
+            ranks &= ranks - 1
+            suits = 0
+            for s in range(4):
+                if (lo >> np.uint64(13 * s + rank)) & ONE:
+                    suits |= 1 << s
+            for sub in range(16):
+                if (sub & ~suits) != 0:
+                    continue
+                k = popcount(sub)
+                if k == 3 or (k == 2 and jk > 0):
+                    m = ZERO
+                    for s in range(4):
+                        if sub & (1 << s):
+                            m |= bit(s * 13 + rank)
+                    out[n] = m if k == 3 else m | LEAST_JOKER
+                    n += 1
+        return n
+    top = 14 if ace_high else 13
+    window = (1 << min_run) - 1
+    for suit in range(4):
+        ranks = _suit_ranks(lo, suit)
+        if ace_high and (ranks & 1):
+            ranks |= 1 << 13
+        for start in range(1, top - min_run + 2):
+            w = window << (start - 1)
+            missing = w & ~ranks
+            end = start + min_run - 1
+            if missing == 0:
+                out[n] = window_mask(suit, start, end, 0)
+                n += 1
+                if jk > 0:
+                    # The joker standing for a card the hand holds frees it.
+                    for p in range(start, end + 1):
+                        out[n] = window_mask(suit, start, end, p) | LEAST_JOKER
+                        n += 1
+            elif jk > 0 and (missing & (missing - 1)) == 0:
+                out[n] = window_mask(suit, start, end, _low_bit(missing) + 1) | LEAST_JOKER
+                n += 1
+    return n
+
+
+@kernel
+def _packs(lo, hi, jk, melds, n, count):
+    """Whether the hand can lay ``count`` (0 .. 3) of ``melds[:n]`` (from :func:`_least_melds`) at once."""
+    if count <= 0:
+        return True
+    for a in range(n):
+        ma = melds[a] & ~LEAST_JOKER
+        ja = 1 if melds[a] & LEAST_JOKER else 0
+        if (ma & ~lo) != ZERO or ja > jk:
+            continue
+        if count == 1:
+            return True
+        lo1, hi1 = remove_mask(lo, hi, ma)
+        jk1 = jk - ja
+        for b in range(a, n):
+            mb = melds[b] & ~LEAST_JOKER
+            jb = 1 if melds[b] & LEAST_JOKER else 0
+            if (mb & ~lo1) != ZERO or jb > jk1:
+                continue
+            if count == 2:
+                return True
+            lo2, hi2 = remove_mask(lo1, hi1, mb)
+            jk2 = jk1 - jb
+            for c in range(b, n):
+                mc = melds[c] & ~LEAST_JOKER
+                jc = 1 if melds[c] & LEAST_JOKER else 0
+                if (mc & ~lo2) == ZERO and jc <= jk2:
+                    return True
+    return False
+
+
+@kernel
+def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch):
+    """Whether :func:`search_contract` finds no contract for a reason seen before listing any candidate.
+
+    The same tests it makes once the candidates are listed: with ``whole``,
+    a card in no meld (:func:`melded_cards` is the candidates' union) or
+    more suits than runs when there is no set; then the contract's sets
+    alone, or its runs alone, not held at once (:func:`_least_melds`).
+    Most hands asked about are ruled out so, and the listing is skipped.
+    ``scratch`` holds the least melds (uint64, at least 400 slots).
+    """
+    if whole:
+        if (lo & ~melded_cards(lo, jk, min_run, ace_high)) != ZERO:
+            return True
+        if sets == 0 and _suits(lo) > runs:
+            return True
+    if sets > 0:
+        n = _least_melds(lo, jk, KIND_SET, min_run, ace_high, scratch)
+        if not _packs(lo, hi, jk, scratch, n, sets):
+            return True
+    if runs > 0:
+        n = _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch)
+        if not _packs(lo, hi, jk, scratch, n, runs):
+            return True
+    return False
+
+
 @kernel(constants=True)
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.

@@ -34,6 +34,7 @@ from sim.engine.melds import (
     add_card,
     bit,
     card_in_meld,
+    contract_ruled_out,
     joker_in_meld,
     enumerate_melds,
     holds_meld,
@@ -443,6 +444,11 @@ def enumerate_actions(
         # only the discard's "fits" flag, which melded_cards answers without
         # listing them (G_NCAND -1 says they are not listed).
         n_c = -1
+    elif rules.game == P.GAME_CONTRAT and _no_contract(rules, g, lo, hi, jk, pending if pending >= 0 else hint, s_mask):
+        # Most hands before the contract hold none, which bit tests tell:
+        # the listing would then serve only the discard's "fits" flag (as
+        # after the contract).
+        n_c = -1
     elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
           and opening_bound(lo, hi, jk, rules.min_run, rules.ace_high) < _threshold(g, rules)):
         # No melds of the hand reach the threshold, so there is no opening
@@ -460,8 +466,9 @@ def enumerate_actions(
     out = ws[1][7]  # the workspace's spare row holds the chosen melds
     g[G_NCAND] = n_c
     if not opened and rules.game == P.GAME_CONTRAT:
-        n_act = _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
-                                open_sel, open_n, act, facts, n_act, out, ws)
+        if n_c >= 0:
+            n_act = _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
+                                    open_sel, open_n, act, facts, n_act, out, ws)
     elif not opened and n_c > 0:
         limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
         forced = pending if pending >= 0 else hint
@@ -592,6 +599,22 @@ def _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, sel, k,
     if not (may_empty and cards == n_hand) and not _leaves_ok(n_hand - cards, nlo, nhi, njk, taken, rules):
         return n_act
     return _push_action(act, facts, n_act, ACT_OPEN, which, 0, 0, 0, 0, cards, points, jokers, n_hand - cards)
+
+
+@kernel
+def _no_contract(rules, g, lo, hi, jk, forced, scratch):
+    """Whether :func:`_push_contracts` would find no contract, told without listing the hand's candidates.
+
+    A contract that must use card ``forced`` needs a meld of the hand
+    holding it (:func:`_completes`); the rest are the contract search's own
+    first tests (:func:`contract_ruled_out`). ``scratch`` is a uint64 array
+    of at least 400 slots.
+    """
+    if forced >= 0 and not _completes(lo, jk, forced, rules):
+        return True
+    deal = g[G_ROUND] % 7
+    return contract_ruled_out(lo, hi, jk, CONTRACT_SETS[deal], CONTRACT_RUNS[deal], deal == 6, rules.min_run,
+                              rules.ace_high, scratch)
 
 
 @kernel
