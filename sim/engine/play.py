@@ -1240,6 +1240,24 @@ def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, t
 
 
 @kernel(inline="always")
+def _hand_melded(rules, g, lo, jk, c_mask, c_info):
+    """The cards of the hand ``(lo, jk)`` that sit in some meld of it, for the discard.
+
+    The last listing of the laying phase was of this very hand: the union of
+    its candidates the hand's jokers allow; when the turn listed none
+    (``G_NCAND`` -1), :func:`melded_cards` gives the same mask from bit tests.
+    """
+    n_c = g[G_NCAND]
+    if n_c < 0:
+        return melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    in_meld = ZERO
+    for k in range(n_c):
+        if c_info[k, I_JOKER] <= jk:
+            in_meld |= c_mask[k]
+    return in_meld
+
+
+@kernel(inline="always")
 def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
     """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
 
@@ -1251,14 +1269,7 @@ def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
     natural so chosen; else the joker. Found here from the same masks,
     without filling and scanning the lists.
     """
-    n_c = g[G_NCAND]
-    if n_c < 0:
-        in_meld = melded_cards(lo, jk, rules.min_run, rules.ace_high)
-    else:
-        in_meld = ZERO
-        for k in range(n_c):
-            if c_info[k, I_JOKER] <= jk:
-                in_meld |= c_mask[k]
+    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
     table_mask, joker_fits = _table_accepts(g)
     fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
     legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
@@ -1304,15 +1315,7 @@ def _highest_penalty(x, ace_penalty):
 @kernel(inline="always")
 def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
     """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
-    # The last enumeration of the laying phase was of this very hand.
-    n_c = g[G_NCAND]
-    if n_c < 0:
-        in_meld = melded_cards(lo, jk, rules.min_run, rules.ace_high)
-    else:
-        in_meld = ZERO
-        for k in range(n_c):
-            if c_info[k, I_JOKER] <= jk:
-                in_meld |= c_mask[k]
+    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = _table_accepts(g)
     for forbid_playable in (True, False):
