@@ -136,7 +136,6 @@ def test_melded_cards_is_the_union_of_the_enumerated_melds():
         assert int(M.melded_cards(lo, jk, min_run, ace_high)) == union
 
 
-
 def test_holds_meld_is_whether_the_listing_finds_a_meld():
     # The turn skips listing a hand's candidates when holds_meld says there is none.
     rng = np.random.default_rng(6)

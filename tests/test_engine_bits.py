@@ -35,10 +35,13 @@ def test_the_take_check_answers_as_card_in_meld():
 
 
 def test_the_highest_penalty_is_the_first_highest_card():
+    # The greedy discard's shortcut must pick what card_penalty ranks first
+    # (the lowest code among equals), for every ace value a ruleset allows.
+    rulesets = [kernel_rules(preset("rami51", ace_penalty=ace)) for ace in (0, 1, 5, 10, 11, 15)]
     for i, rng, (lo, _, _) in _hands(7, 3000, 15):
         if lo == 0:
             continue
-        ace_penalty = int(rng.choice([0, 1, 5, 10, 11, 15]))
+        r = rulesets[i % len(rulesets)]
         codes = [c for c in range(52) if int(lo) >> c & 1]
-        worth = [ace_penalty if c % 13 == 0 else min(c % 13 + 1, 10) for c in codes]
-        assert E._highest_penalty(lo, ace_penalty) == codes[worth.index(max(worth))]
+        worth = [E.card_penalty(c, r) for c in codes]
+        assert E._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
