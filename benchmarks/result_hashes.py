@@ -5,9 +5,11 @@ Run: python benchmarks/result_hashes.py [--check] [--write] [--only NAME[,NAME]]
 Each configuration (a ruleset, one strategy per seat, a game count and a
 seed) is played by the compiled engine, and the int32 rows that
 ``sim.engine.play.play_games`` writes (one per game, round and seat, columns
-``R_*`` of ``sim.engine.play``) are hashed as little-endian bytes. The rows
-come before any frame is built, so a change to the result frame's columns
-leaves these hashes alone; a change to how any game is played does not.
+``R_*`` of ``sim.engine.play``) are hashed as little-endian bytes, row after
+row (the kernel writes them column-major; the hash reads them as rows, as
+it always has). The rows come before any frame is built, so a change to the
+result frame's columns leaves these hashes alone; a change to how any game
+is played does not.
 
 The expected hashes live in ``result_hashes.json`` beside this script, with
 the rules version that produced them. A speed-up must leave every hash
@@ -73,10 +75,10 @@ def result_rows(config: Config) -> np.ndarray:
     while done < config.n_games:
         # Room for every game at its longest, so one call plays them all.
         capacity = (config.n_games - done) * E.MAX_ROUNDS * ruleset.players
-        res = np.zeros((capacity, E.N_R), dtype=np.int32)
+        res = np.zeros((E.N_R, capacity), dtype=np.int32)
         games, rows = E.play_games(kr, np.uint64(config.seed), done, config.n_games - done, kinds, params,
                                    E.MAX_ROUNDS, res, False)
-        chunks.append(res[:rows])
+        chunks.append(res[:, :rows].T)
         done += games
     return np.concatenate(chunks)
 

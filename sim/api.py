@@ -20,6 +20,7 @@ import math
 import os
 import platform
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -33,6 +34,7 @@ from sim import store
 from sim.engine import play as E
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
+from sim.engine import warm
 from sim.engine.warm import ensure_compiled
 from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
 from sim.trace import events_to_dicts
@@ -146,8 +148,9 @@ def _check_count(name: str, value: Any, minimum: int) -> int:
 def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
                rotate: bool) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
-    chunk per buffer, when the first fills). Rows are int32: every value fits,
-    and half the bytes to write, gather and turn into columns."""
+    chunk per buffer, when the first fills). Each chunk is column-major,
+    shape ``(N_R, rows)``, as the kernel writes it. Rows are int32: every
+    value fits, and half the bytes to write and copy into columns."""
     chunks = []
     done = 0
     # Games of a fixed number of rounds fill exactly that many rows per seat;
@@ -156,10 +159,10 @@ def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds:
     while done < count:
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
-        res = np.zeros((capacity, E.N_R), dtype=np.int32)
+        res = np.zeros((E.N_R, capacity), dtype=np.int32)
         games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
                                    rotate)
-        chunks.append(res[:rows])
+        chunks.append(res[:, :rows])
         done += games
     return chunks
 
@@ -203,12 +206,21 @@ def _check_seed(seed: Any) -> int:
 
 _COMPILED = False
 
+COMPILE_NOTICE = "compiling the engine (first run only)..."
+"""Written to standard error when a first simulation compiles the engine (about a minute, once per machine)."""
+
 
 def _compile_once(ruleset: Ruleset) -> None:
-    """Have the round kernels compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`)."""
+    """Have the round kernels compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`).
+
+    On an empty numba cache that takes about a minute: :data:`COMPILE_NOTICE`
+    goes to standard error then, so that neither ``rami simulate`` nor a
+    notebook cell sits silent meanwhile. Loading from the cache says nothing.
+    """
     global _COMPILED
     if not _COMPILED:
-        ensure_compiled(ruleset)
+        ensure_compiled(ruleset, lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
+                        notice_after=warm.NOTICE_AFTER)
         _COMPILED = True
 
 
@@ -253,8 +265,10 @@ def simulate(
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
         Called with a number of games: once when every check has passed and
-        before the first game (with the games of the range already on disk:
-        0 without ``out``), then after each finished batch.
+        the engine is ready, before the first game (with the games of the
+        range already on disk: 0 without ``out``), then after each finished
+        batch. A first run on a machine compiles the engine before that
+        call (about a minute, once) and says so on standard error.
     rotate : bool
         Move the strategies one seat on from game to game (strategy ``j``
         plays seat ``(j + game) mod players``), so that seat order favours
@@ -311,11 +325,6 @@ def simulate(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
-    if scheduler is None:
-        # Compiled (or loaded) before the first batch, in the thread that
-        # compiles without paging its frames in and out: a third less time
-        # on a fresh cache. Once a process has the kernels this costs nothing.
-        _compile_once(r)
     if out is not None:
         tables = ["games"] if per_game_only else list(store.TABLES)
         identity = {
@@ -331,7 +340,7 @@ def simulate(
                        f"out={str(out)!r})")
         job = _Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {})
         return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, scheduler,
-                                    command, progress, chosen)
+                                    command, progress, chosen, r)
     if scheduler is not None:
         raise ValueError("scheduler= needs out=: the cluster's batches are written to a dataset")
     starts = list(range(first_game, first_game + n_games, batch_size))
@@ -343,6 +352,10 @@ def simulate(
         return game_summary(_frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
     results: list[Any] = []
+    # Compiled (or loaded) before the first batch, in the thread that
+    # compiles without paging its frames in and out: a third less time on a
+    # fresh cache. Once a process has the kernels this costs nothing.
+    _compile_once(r)
     if progress:
         progress(0)
     if workers == 1:
@@ -424,7 +437,8 @@ def _batch_files(job: _Batches, first: int, count: int) -> dict[str, bytes]:
 
 def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, first_game: int, n_games: int,
                          batch_size: int, workers: int, scheduler: Any, command: str,
-                         progress: Callable[[int], None] | None, chosen: list[strategy_lib.Strategy]) -> store.Dataset:
+                         progress: Callable[[int], None] | None, chosen: list[strategy_lib.Strategy],
+                         ruleset: Ruleset) -> store.Dataset:
     """The ``out=`` branch of :func:`simulate`: every check first, then batches written as they finish."""
     cluster = None
     if scheduler is not None:
@@ -443,6 +457,8 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
         job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
         todo = writer.missing(first_game, n_games, batch_size)
         found = n_games - sum(count for _, count in todo)
+        if not cluster and todo:
+            _compile_once(ruleset)  # after every check: a refused folder costs no compilation
         if progress:
             progress(found)
         status = "failed"
@@ -536,14 +552,16 @@ def _coded(name: str, dtype: pl.DataType, labels: Sequence[str], codes: np.ndarr
 def _frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, label: str) -> pl.DataFrame:
     """The result frame (:data:`RESULT_COLUMNS`) of the kernel's row chunks, in order."""
 
-    # The columns filled chunk by chunk, each chunk's columns copied while it
-    # sits in the cache: gathering one column at a time from every chunk
-    # would read the whole result from memory once per column.
-    columns = np.empty((E.N_R, sum(len(c) for c in chunks)), dtype=np.result_type(*chunks))
-    at = 0
-    for c in chunks:
-        columns[:, at:at + len(c)] = c.T
-        at += len(c)
+    # The kernel writes its rows column-major, so each chunk's columns are
+    # contiguous runs, copied one after another (a single chunk is used as is).
+    if len(chunks) == 1:
+        columns = chunks[0]
+    else:
+        columns = np.empty((E.N_R, sum(c.shape[1] for c in chunks)), dtype=np.result_type(*chunks))
+        at = 0
+        for c in chunks:
+            columns[:, at:at + c.shape[1]] = c
+            at += c.shape[1]
     data: dict[str, Any] = {}
     for name, col in _KERNEL_COLUMNS.items():
         values = columns[col]

@@ -1,7 +1,10 @@
 """sim.engine.warm: the kernels are made ready before a run, and only a compilation is told.
 
-The notice itself, on an empty numba cache, is checked by
-``benchmarks/bench_engine.py`` (a minute or more of compiling: not for the suite).
+The notice on a truly empty numba cache is checked by
+``benchmarks/bench_engine.py`` (a minute or more of compiling: not for the
+suite); here a notice delay of zero makes loading from the cache count as
+"taking a while", which exercises the same path from the engine to the
+user's terminal.
 """
 
 from __future__ import annotations
@@ -32,6 +35,48 @@ def test_rami_simulate_says_nothing_of_compiling_once_compiled(tmp_path):
         capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stderr
+    assert "compiling" not in run.stderr
+
+
+def _run_python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+
+
+def test_rami_simulate_says_it_is_compiling_while_the_engine_is_not_ready(tmp_path):
+    # The CLI's first simulation goes through sim.simulate, which makes the
+    # engine ready itself: the notice must still reach the terminal, once,
+    # before the summary.
+    run = _run_python(
+        "import sim.engine.warm as w; w.NOTICE_AFTER = 0\n"
+        "from sim.cli import main\n"
+        f"main(['simulate', '--games', '5', '--quiet', '--out', {str(tmp_path / 'r')!r}])"
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("compiling the engine (first run only)") == 1
+
+
+def test_a_python_simulation_says_it_is_compiling_too():
+    run = _run_python(
+        "import sim.engine.warm as w; w.NOTICE_AFTER = 0\n"
+        "import sim\n"
+        "sim.simulate('basic', ['greedy', 'random'], n_games=3, workers=1)\n"
+        "sim.simulate('basic', ['greedy', 'random'], n_games=3, workers=1)"  # ready now: no second notice
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count("compiling the engine (first run only)") == 1
+
+
+def test_a_refused_folder_is_refused_before_any_compiling(tmp_path):
+    import sim
+
+    sim.simulate("basic", ["greedy", "random"], n_games=3, seed=1, workers=1, out=tmp_path / "d")
+    run = _run_python(
+        "import sim.engine.warm as w; w.NOTICE_AFTER = 0\n"
+        "import sim\n"
+        f"sim.simulate('basic', ['greedy', 'random'], n_games=3, seed=2, workers=1, out={str(tmp_path / 'd')!r})"
+    )
+    assert run.returncode != 0
+    assert "DatasetError" in run.stderr and "seed" in run.stderr
     assert "compiling" not in run.stderr
 
 

@@ -100,7 +100,6 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     import sim
     from sim import store
     from sim.distributed import ClusterError
-    from sim.engine.warm import ensure_compiled
     from sim.summary import summarise
 
     r, names = table_from(ruleset, overrides, seat_names)
@@ -110,13 +109,11 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     ready: list[float] = []
 
     def progress(games: int) -> None:
-        # First called once the output folder has passed its checks, so an
-        # error is the only line printed when it does not; then the engine
-        # is compiled (first run only) or loaded before the clock and the
-        # progress start, so that the rate excludes compilation.
+        # First called once the output folder has passed its checks (so an
+        # error is the only line printed when it does not) and the engine is
+        # compiled (saying so, first run only) or loaded: the clock and the
+        # progress start here, so that the rate excludes compilation.
         if not ready:
-            if scheduler is None:
-                ensure_compiled(r, lambda: click.echo("compiling the engine (first run only)...", err=True))
             ready.append(time.perf_counter())
             if not quiet:
                 bars.append(tqdm(total=n_games, unit="game", leave=False) if sys.stderr.isatty()

@@ -1392,15 +1392,16 @@ def _seed_round(seed, game, rnd, policy_rng, deck_rng):
 def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
     """Play game ``game`` of the simulation seeded ``seed``.
 
-    Writes one row per round and seat into ``res`` from row ``n_res``;
-    returns the new row count, or -1 when ``res`` has no room left for
+    Writes one row per round and seat into ``res`` from row ``n_res``:
+    ``res`` is column-major, ``res[R_..., row]``, so that the result frame
+    takes each column as one contiguous run; returns the new row count, or -1 when ``res`` has no room left for
     ``max_rounds`` rounds (the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
     :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
     not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`).
     """
     n_players = rules.players
-    if n_res + max_rounds * n_players > res.shape[0]:
+    if n_res + max_rounds * n_players > res.shape[1]:
         return -1
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
      act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
@@ -1434,38 +1435,37 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
                 _event(ev, g, EV_SEAT, rnd, s, points[s], totals[s], seats[s, S_OPENED], 0, 0, 0, 0, 0, 0)
                 _trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
         for s in range(n_players):
-            row = res[n_res]
-            row[R_GAME] = game
-            row[R_ROUND] = rnd
-            row[R_SEAT] = s
-            row[R_FIRST] = first
-            row[R_OPENED] = seats[s, S_OPENED]
-            row[R_OPEN_TURN] = seats[s, S_OPEN_TURN]
-            row[R_OPEN_POINTS] = seats[s, S_OPEN_POINTS]
-            row[R_JOKERS_LAID] = seats[s, S_JOKERS_LAID]
-            row[R_JOKERS_HELD] = h_jk[s]
-            row[R_CARDS_LEFT] = h_n[s]
-            row[R_POINTS] = points[s]
-            row[R_WENT_OUT] = 1 if s == winner else 0
-            row[R_RAMI_SEC] = 1 if (rami_sec and s == winner) else 0
-            row[R_BLOCKED] = blocked
+            res[R_GAME, n_res] = game
+            res[R_ROUND, n_res] = rnd
+            res[R_SEAT, n_res] = s
+            res[R_FIRST, n_res] = first
+            res[R_OPENED, n_res] = seats[s, S_OPENED]
+            res[R_OPEN_TURN, n_res] = seats[s, S_OPEN_TURN]
+            res[R_OPEN_POINTS, n_res] = seats[s, S_OPEN_POINTS]
+            res[R_JOKERS_LAID, n_res] = seats[s, S_JOKERS_LAID]
+            res[R_JOKERS_HELD, n_res] = h_jk[s]
+            res[R_CARDS_LEFT, n_res] = h_n[s]
+            res[R_POINTS, n_res] = points[s]
+            res[R_WENT_OUT, n_res] = 1 if s == winner else 0
+            res[R_RAMI_SEC, n_res] = 1 if (rami_sec and s == winner) else 0
+            res[R_BLOCKED, n_res] = blocked
             # A round stopped by the turn cap or a closed table stops before
             # the next turn begins; any other ends in a turn begun.
-            row[R_TURNS] = g[G_TURN] if blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED else g[G_TURN] + 1
-            row[R_TOTAL] = totals[s]
-            row[R_TAKES] = seats[s, S_TAKES]
-            row[R_HAND_VALUE] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
-            row[R_SEAT_TURNS] = seats[s, S_TURNS]
-            row[R_MAY_I] = seats[s, S_MAY_I]
+            res[R_TURNS, n_res] = g[G_TURN] if blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED else g[G_TURN] + 1
+            res[R_TOTAL, n_res] = totals[s]
+            res[R_TAKES, n_res] = seats[s, S_TAKES]
+            res[R_HAND_VALUE, n_res] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+            res[R_SEAT_TURNS, n_res] = seats[s, S_TURNS]
+            res[R_MAY_I, n_res] = seats[s, S_MAY_I]
             n_res += 1
         rnd += 1
         done, winner_game = _game_over(rules, rnd, totals)
         if done:
             break
     for r in range(start_row, n_res):
-        res[r, R_WINNER] = winner_game
-        res[r, R_TRUNCATED] = 1 if truncated else 0
-        res[r, R_WON] = 0
+        res[R_WINNER, r] = winner_game
+        res[R_TRUNCATED, r] = 1 if truncated else 0
+        res[R_WON, r] = 0
     # Every seat sharing the best total is marked as a winner.
     best = totals[0]
     for s in range(n_players):
@@ -1473,8 +1473,8 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             best = totals[s]
     if not truncated:
         for r in range(start_row, n_res):
-            if totals[res[r, R_SEAT]] == best:
-                res[r, R_WON] = 1
+            if totals[res[R_SEAT, r]] == best:
+                res[R_WON, r] = 1
     if g[G_TRACE]:
         _event(ev, g, EV_GAME_END, rnd, winner_game, 1 if truncated else 0, 0, 0, 0, 0, 0, 0, 0, 0)
         for s in range(n_players):
@@ -1572,7 +1572,7 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
 
 @entry
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, rotate):
-    """Play games ``first_game .. first_game + n_games - 1`` into ``res``.
+    """Play games ``first_game .. first_game + n_games - 1`` into ``res`` (shape ``(N_R, rows)``).
 
     Returns ``(games_done, rows)``: fewer games than asked when ``res`` filled.
     ``rotate`` moves the strategies one seat on from game to game (see
@@ -1604,7 +1604,7 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_ro
     """
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
-    res = np.zeros((max_rounds * rules.players, N_R), dtype=np.int64)
+    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the type play_games passes: one machine function
     game_kinds = kinds.copy()
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)

@@ -38,7 +38,7 @@ def ensure_compiled(ruleset: Ruleset, notice: Callable[[], None] | None = None,
     kr = kernel_rules(ruleset)
     kinds = np.full(E.MAX_SEATS, KIND_RANDOM, dtype=np.int64)
     params = np.zeros((E.MAX_SEATS, N_PARAMS), dtype=np.float64)
-    res = np.zeros((E.MAX_ROUNDS * kr.players, E.N_R), dtype=np.int32)
+    res = np.zeros((E.N_R, E.MAX_ROUNDS * kr.players), dtype=np.int32)
     failure: list[BaseException] = []
 
     def play() -> None:
