@@ -366,10 +366,11 @@ def _may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n,
     first (:func:`_completes`).
     """
     granted = 0
-    for step in range(1, rules.players):
+    asker = seat
+    for _ in range(1, rules.players):
         if granted >= rules.may_i_limit or g[G_PILE] == 0 or g[G_STOCK] == 0:
             return
-        asker = (seat + step) % rules.players
+        asker = asker + 1 if asker + 1 < rules.players else 0  # (no division: asked after every draw)
         top = pile[g[G_PILE] - 1]
         lo, jk = h_lo[asker], h_jk[asker]
         completes = _completes(lo, jk, top, rules)
@@ -963,10 +964,14 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 @kernel(inline="always")
 def play_turn(
-    rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+    rules, g, ev, seat, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
     kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
 ):
-    """Play the turn of the seat to move: draw, lay, discard.
+    """Play the turn of ``seat``, the seat to move: draw, lay, discard.
+
+    ``seat`` is ``(g[G_FIRST] + g[G_TURN]) % players``, kept by the caller
+    from turn to turn: a division at every turn was a few percent of a
+    round's time.
 
     Returns ``TURN_NEXT`` (the next seat moves), ``TURN_OUT`` (the seat went
     out: ``g[G_TURN]`` stays on its turn), ``TURN_BLOCKED`` (the stock could
@@ -980,7 +985,6 @@ def play_turn(
         return TURN_CAP
     if rules.game == P.GAME_CONTRAT and _table_closed(rules, g, seats):
         return TURN_CLOSED
-    seat = (g[G_FIRST] + turn) % rules.players
     rnd = g[G_ROUND]
     kind = kinds[seat]
     par = params[seat]
@@ -1126,15 +1130,17 @@ def play_round(
     deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
     winner = -1
     blocked = BLOCK_NONE
+    seat = first  # the round starts at turn 0
     while True:
         status = play_turn(
-            rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+            rules, g, ev, seat, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
             kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
         )
         if status == TURN_NEXT:
+            seat = seat + 1 if seat + 1 < n_players else 0
             continue
         if status == TURN_OUT:
-            winner = (first + g[G_TURN]) % n_players
+            winner = seat
         elif status == TURN_BLOCKED:
             blocked = BLOCK_STOCK
         elif status == TURN_CYCLE:
@@ -1635,6 +1641,6 @@ def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
      act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
     bufs = (c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits)
     return play_turn(
-        rules, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+        rules, g, ev, (g[G_FIRST] + g[G_TURN]) % rules.players, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
         kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
     )
