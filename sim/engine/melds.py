@@ -15,7 +15,7 @@ or cards laid, exactly, as :func:`sim.rules.best_collection` does slowly.
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from sim.engine.jit import entry, kernel
 
@@ -61,6 +61,12 @@ def lowest(x):
 
 
 @kernel
+def highest(x):
+    """Index of the highest set bit of a non-zero word (one machine instruction)."""
+    return np.int64(63 - leading_zeros(np.uint64(x)))
+
+
+@kernel
 def _low_bit(x):
     """Index of the lowest set bit of a non-zero int64."""
     return np.int64(trailing_zeros(np.uint64(x)))
@@ -100,7 +106,9 @@ def remove_mask(lo, hi, m):
 @kernel
 def code_at(suit, position):
     """Card code of rank position 1 .. 14 (14 = ace high) in ``suit``."""
-    return suit * 13 + (position - 1) % 13
+    # Not ``(position - 1) % 13``: a signed remainder costs a multiply and
+    # sign fixes, and the table's accept mask asks this at every laying.
+    return suit * 13 + (position - 1 if position < 14 else 0)
 
 
 @kernel
