@@ -77,7 +77,7 @@ def result_rows(config: Config) -> np.ndarray:
         capacity = (config.n_games - done) * E.MAX_ROUNDS * ruleset.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
         games, rows = E.play_games(kr, np.uint64(config.seed), done, config.n_games - done, kinds, params,
-                                   E.MAX_ROUNDS, res, False)
+                                   E.MAX_ROUNDS, res, 0, False)
         chunks.append(res[:, :rows].T)
         done += games
     return np.concatenate(chunks)

@@ -145,23 +145,42 @@ def _check_count(name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
+def _fixed_rows(kr, max_rounds: int) -> int | None:
+    """Result rows per game when every game has the same number of rounds
+    (basic rummy, contrat: see :func:`sim.engine.play.game_rows`), else None."""
+    if kr.game_rounds <= 0:
+        return None
+    return min(max_rounds, kr.game_rounds) * kr.players
+
+
 def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
-               rotate: bool) -> list[np.ndarray]:
+               rotate: bool, shared: np.ndarray | None = None, first_row: int = 0) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
     chunk per buffer, when the first fills). Each chunk is column-major,
     shape ``(N_R, rows)``, as the kernel writes it. Rows are int32: every
-    value fits, and half the bytes to write and copy into columns."""
+    value fits, and half the bytes to write and copy into columns.
+
+    ``shared``: the whole simulation's rows, sized exactly for games of a
+    fixed number of rounds (:func:`_fixed_rows`); the batch writes its own
+    rows from ``first_row`` and returns them as one view.
+    """
+    if shared is not None:
+        games, end = E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, shared, first_row,
+                                  rotate)
+        if games != count:
+            raise RuntimeError(f"games {start} .. {start + count - 1} did not fit their rows (engine bug)")
+        return [shared[:, first_row:end]]
     chunks = []
     done = 0
     # Games of a fixed number of rounds fill exactly that many rows per seat;
     # games to a target score average well under 16 rounds.
-    rows_per_game = (kr.game_rounds if kr.game_rounds > 0 else 16) * kr.players
+    rows_per_game = _fixed_rows(kr, max_rounds) or 16 * kr.players
     while done < count:
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
         games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
-                                   rotate)
+                                   0, rotate)
         chunks.append(res[:, :rows])
         done += games
     return chunks
@@ -346,8 +365,18 @@ def simulate(
     starts = list(range(first_game, first_game + n_games, batch_size))
     end = first_game + n_games
 
+    # Games of a fixed number of rounds write into one array, each batch its
+    # own rows: the frame then takes its columns as they are, without
+    # gathering every batch's rows into new memory.
+    fixed = None if per_game_only else _fixed_rows(kr, max_rounds)
+    shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
+
     def job(start: int) -> Any:
-        chunks = _run_batch(kr, seed, start, min(batch_size, end - start), kinds, params, max_rounds, bool(rotate))
+        count = min(batch_size, end - start)
+        if shared is not None:
+            return _run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), shared,
+                              (start - first_game) * fixed)
+        chunks = _run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate))
         # Per-game tables are built batch by batch so the rounds are never all held.
         return game_summary(_frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
@@ -373,6 +402,8 @@ def simulate(
     _raise_policy_errors(chosen)
     if per_game_only:
         return pl.concat(results)
+    if shared is not None:
+        return _frame([shared], names, bool(rotate), r.game, label)
     return _frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
 
 

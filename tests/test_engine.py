@@ -251,6 +251,25 @@ def test_results_do_not_depend_on_workers_or_batches():
         assert other.equals(base)
 
 
+@pytest.mark.parametrize("game", ["basic", "contrat"])
+def test_games_of_fixed_rounds_give_the_same_frame_from_shared_rows(game, tmp_path):
+    # Basic rummy and contrat write every batch into one array of exactly
+    # their rows; the frame must be the one a dataset's batches give, for
+    # any workers, batches, first game and round cap.
+    seats = ["greedy", "random", "expert"]
+    base = sim.simulate(game, seats, n_games=23, seed=3, first_game=5, workers=1, batch_size=4)
+    assert base.height == 23 * 3 * (3 if game == "basic" else 7)
+    assert base["game"].unique().sort().to_list() == list(range(5, 28))
+    for workers, batch in [(2, None), (2, 5), (1, 23)]:
+        assert sim.simulate(game, seats, n_games=23, seed=3, first_game=5, workers=workers,
+                            batch_size=batch).equals(base)
+    sim.simulate(game, seats, n_games=23, seed=3, first_game=5, out=tmp_path / "d")
+    on_disk = sim.load(tmp_path / "d").collect().sort("game", "round", "seat")
+    assert on_disk.equals(base.drop(set(base.columns) - set(on_disk.columns)).select(on_disk.columns))
+    capped = sim.simulate(game, seats, n_games=6, seed=3, max_rounds=2, batch_size=4)
+    assert capped.height == 6 * 2 * 3 and capped["truncated"].all()
+
+
 def test_different_seeds_differ_and_columns_are_documented():
     a = sim.simulate("rami51", ["greedy"] * 2, n_games=20, seed=1)
     b = sim.simulate("rami51", ["greedy"] * 2, n_games=20, seed=2)

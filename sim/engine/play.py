@@ -1403,20 +1403,32 @@ def _seed_round(seed, game, rnd, policy_rng, deck_rng):
     deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, 2)
 
 
+@kernel
+def game_rows(rules, max_rounds):
+    """The most result rows one game writes: a row per round and seat, for
+    ``max_rounds`` rounds, or exactly the game's rounds when it has a fixed
+    number (basic rummy's three, contrat's seven) and the cap is not lower."""
+    rounds = max_rounds
+    if 0 < rules.game_rounds < max_rounds:
+        rounds = rules.game_rounds
+    return rounds * rules.players
+
+
 @entry
 def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
     """Play game ``game`` of the simulation seeded ``seed``.
 
     Writes one row per round and seat into ``res`` from row ``n_res``:
     ``res`` is column-major, ``res[R_..., row]``, so that the result frame
-    takes each column as one contiguous run; returns the new row count, or -1 when ``res`` has no room left for
-    ``max_rounds`` rounds (the caller then grows it and plays the game again).
+    takes each column as one contiguous run; returns the new row count, or
+    -1 when ``res`` has no room left for the longest such game
+    (:func:`game_rows`; the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
     :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
     not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`).
     """
     n_players = rules.players
-    if n_res + max_rounds * n_players > res.shape[1]:
+    if n_res + game_rows(rules, max_rounds) > res.shape[1]:
         return -1
     (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
      act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
@@ -1586,12 +1598,14 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
 
 
 @entry
-def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, rotate):
-    """Play games ``first_game .. first_game + n_games - 1`` into ``res`` (shape ``(N_R, rows)``).
+def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
+    """Play games ``first_game .. first_game + n_games - 1`` into ``res`` (shape ``(N_R, rows)``) from row ``first_row``.
 
-    Returns ``(games_done, rows)``: fewer games than asked when ``res`` filled.
-    ``rotate`` moves the strategies one seat on from game to game (see
-    :func:`seating`).
+    Returns ``(games_done, end_row)``: fewer games than asked when ``res``
+    filled; the games' rows are ``res[:, first_row:end_row]``. Batches of
+    one simulation may share one ``res``, each writing its own rows (games
+    of a fixed number of rounds fill a known number). ``rotate`` moves the
+    strategies one seat on from game to game (see :func:`seating`).
     """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
@@ -1600,7 +1614,7 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     order = np.zeros(0, dtype=np.int64)
     game_kinds = kinds.copy()
     game_params = params.copy()
-    n_res = 0
+    n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
         rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,

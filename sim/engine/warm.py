@@ -43,7 +43,7 @@ def ensure_compiled(ruleset: Ruleset, notice: Callable[[], None] | None = None,
 
     def play() -> None:
         try:
-            E.play_games(kr, np.uint64(0), 0, 1, kinds, params, E.MAX_ROUNDS, res, False)
+            E.play_games(kr, np.uint64(0), 0, 1, kinds, params, E.MAX_ROUNDS, res, 0, False)
         except BaseException as exc:  # handed to the caller's thread below
             failure.append(exc)
 
