@@ -263,9 +263,19 @@ def hand_value(lo, hi, jk, rules):
 
 
 @kernel
-def _table_changed(g, table, rules):
-    """Refresh the cached set of cards the table takes (after every laying)."""
-    mask, joker = accepts(table, g[G_MELDS], rules.ace_high)
+def _table_changed(g, table, rules, first_new):
+    """Refresh the cached set of cards the table takes (after every laying).
+
+    ``first_new``: the laying only added melds from this index on, so the
+    melds before it take what they took; -1 when it changed a meld, and
+    every meld is asked again.
+    """
+    if first_new >= 0:
+        mask, joker = accepts(table, first_new, g[G_MELDS], rules.ace_high)
+        mask |= np.uint64(g[G_ACCEPT])
+        joker = joker or g[G_ACCEPT_JOKER] == 1
+    else:
+        mask, joker = accepts(table, 0, g[G_MELDS], rules.ace_high)
     g[G_ACCEPT] = np.int64(mask)  # bits 0 .. 51 only: fits an int64
     g[G_ACCEPT_JOKER] = 1 if joker else 0
 
@@ -718,6 +728,14 @@ def apply_action(
     t = act[i, A_TYPE]
     laid_mask = ZERO
     laid_joker = False
+    # The table's joker flags are summed into the public counts after the
+    # action: kept from the melds it changes, not summed over every meld.
+    melds_before = g[G_MELDS]
+    flags_before = 0
+    if t == ACT_ADD or t == ACT_RECOVER:
+        flags_before += table[act[i, A_P2], I_JOKER]
+        if t == ACT_RECOVER and act[i, A_P3] != 0 and act[i, A_P4] != act[i, A_P2]:
+            flags_before += table[act[i, A_P4], I_JOKER]
     if t == ACT_OPEN:
         which = act[i, A_P1]
         points = facts[i, F_POINTS]
@@ -781,17 +799,21 @@ def apply_action(
         seats[seat, S_JOKERS_LAID] += 1
     if seats[seat, S_FIRST_LAY] < 0:
         seats[seat, S_FIRST_LAY] = g[G_TURN]
-    _table_changed(g, table, rules)
+    _table_changed(g, table, rules, melds_before if (t == ACT_OPEN or t == ACT_MELD) else -1)
     # Public counts: every natural laid (one copy per mask bit) and the jokers
     # now on the table.
     x = laid_mask
     while x:
         pub[PUB_TABLE, lowest(x)] += 1
         x &= x - np.uint64(1)
-    jokers_on_table = 0
-    for m in range(g[G_MELDS]):
-        jokers_on_table += table[m, I_JOKER]
-    pub[PUB_TABLE, JOKER] = jokers_on_table
+    flags_after = 0
+    if t == ACT_ADD or t == ACT_RECOVER:
+        flags_after += table[act[i, A_P2], I_JOKER]
+        if t == ACT_RECOVER and act[i, A_P3] != 0 and act[i, A_P4] != act[i, A_P2]:
+            flags_after += table[act[i, A_P4], I_JOKER]
+    for m in range(melds_before, g[G_MELDS]):
+        flags_after += table[m, I_JOKER]
+    pub[PUB_TABLE, JOKER] += flags_after - flags_before
     return laid_mask, laid_joker
 
 

@@ -66,11 +66,11 @@ def fits_end(table, m, code, end, ace_high):
 
 
 @kernel
-def accepts(table, n_melds, ace_high):
-    """What the table takes: ``(mask of natural codes, whether a joker fits)``."""
+def accepts(table, first, n_melds, ace_high):
+    """What melds ``first .. n_melds - 1`` of the table take: ``(mask of natural codes, whether a joker fits)``."""
     mask = np.uint64(0)
     joker = False
-    for m in range(n_melds):
+    for m in range(first, n_melds):
         if table[m, I_KIND] == KIND_RUN:
             if table[m, I_SIZE] >= 13:
                 continue
