@@ -58,7 +58,6 @@ from sim.engine.table import (
     fits_end,
     recover,
     recovering_cards,
-    recovers,
 )
 from sim.engine.layout import (
     A_P1,
@@ -98,6 +97,7 @@ from sim.engine.state import (  # noqa: F401 (the round's columns, read as play.
     G_NFLIPS,
     G_OVERFLOW,
     G_PILE,
+    G_RECOVERING,
     G_RESTOCKS,
     G_ROUND,
     G_STOCK,
@@ -270,14 +270,20 @@ def _table_changed(g, table, rules, first_new):
     melds before it take what they took; -1 when it changed a meld, and
     every meld is asked again.
     """
+    first = first_new if first_new >= 0 else 0
+    mask, joker = accepts(table, first, g[G_MELDS], rules.ace_high)
+    recovering = ZERO
+    if rules.jokers > 0:
+        unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
+        for m in range(first, g[G_MELDS]):
+            recovering |= recovering_cards(table, m, unambiguous)
     if first_new >= 0:
-        mask, joker = accepts(table, first_new, g[G_MELDS], rules.ace_high)
         mask |= np.uint64(g[G_ACCEPT])
         joker = joker or g[G_ACCEPT_JOKER] == 1
-    else:
-        mask, joker = accepts(table, 0, g[G_MELDS], rules.ace_high)
+        recovering |= np.uint64(g[G_RECOVERING])
     g[G_ACCEPT] = np.int64(mask)  # bits 0 .. 51 only: fits an int64
     g[G_ACCEPT_JOKER] = 1 if joker else 0
+    g[G_RECOVERING] = np.int64(recovering)
 
 
 @kernel
@@ -551,24 +557,20 @@ def enumerate_actions(
                             if fits_end(table, m, code, end, rules.ace_high):
                                 n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
                                                      1 if code == JOKER else 0, n_hand - 1)
-    if opened and rules.jokers > 0 and _hand_recovers(rules, g, table, lo):
+    if opened and rules.jokers > 0 and _hand_recovers(g, lo):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
 
 
 @kernel
-def _hand_recovers(rules, g, table, lo):
+def _hand_recovers(g, lo):
     """Whether some natural of the hand ``lo`` takes back a table joker: checked before listing recoveries,
     so that a hand without one (nearly every hand, even with jokers on the
-    table) skips that call and its thirty arguments (and not at all when the
-    deck has no joker, as in basic rummy). Recoveries are listed for these
-    cards only, so none is missed."""
-    unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
-    for m in range(g[G_MELDS]):
-        if table[m, I_JOKER] and (lo & recovering_cards(table, m, unambiguous)) != ZERO:
-            return True
-    return False
+    table) skips that call and its thirty arguments. Recoveries are listed
+    for these cards only, so none is missed. The table's recovering cards
+    are kept in ``g[G_RECOVERING]`` (none when the deck has no joker)."""
+    return (lo & np.uint64(g[G_RECOVERING])) != ZERO
 
 
 @kernel
@@ -936,6 +938,7 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
     g[G_FIRST] = first
     g[G_ACCEPT] = 0
     g[G_ACCEPT_JOKER] = 0
+    g[G_RECOVERING] = 0
     g[G_NFLIPS] = 0
     g[G_MELDS] = 0
     g[G_TURN] = 0
@@ -1233,17 +1236,10 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
         # natural that takes it back): only then is the full check needed.
         maybe = useful
         if opened and not maybe and top != JOKER:
-            unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
-            holds_recovery = False
-            for m in range(g[G_MELDS]):
-                if not table[m, I_JOKER]:
-                    continue
-                if recovers(table, m, top, unambiguous):
-                    maybe = True  # the card itself takes a joker back
-                    break
-                # The hand's cards that take this joker back, as one mask.
-                if not holds_recovery:
-                    holds_recovery = (lo & recovering_cards(table, m, unambiguous)) != ZERO
+            # The naturals that take back some table joker, as one mask.
+            recovering = np.uint64(g[G_RECOVERING])
+            maybe = (recovering & bit(top)) != ZERO  # the card itself takes a joker back
+            holds_recovery = (lo & recovering) != ZERO
             # Or another card of the hand takes a joker back, and the card goes
             # into the joker's new meld (not in contrat, where none follows).
             if (not maybe and holds_recovery and rules.game != P.GAME_CONTRAT

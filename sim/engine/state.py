@@ -43,7 +43,10 @@ S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAK
 N_S = 9
 # Round scalars.
 G_STOCK, G_PILE, G_MELDS, G_TURN, G_RESTOCKS, G_LAST_OPEN, G_NEV, G_ROUND, G_TRACE, G_OVERFLOW, G_NCAND, G_FIRST, G_ACCEPT, G_ACCEPT_JOKER, G_DETERMINISTIC, G_NFLIPS = range(16)
-N_G = 16
+# The naturals that take back some table joker (a 52-bit mask), kept with
+# G_ACCEPT after every laying: the turn asks it of every hand.
+G_RECOVERING = 16
+N_G = 17
 
 
 class RoundState(NamedTuple):
