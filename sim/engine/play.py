@@ -1432,7 +1432,7 @@ def game_rows(rules, max_rounds):
     return rounds * rules.players
 
 
-@entry
+@entry(inline="always")
 def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
     """Play game ``game`` of the simulation seeded ``seed``.
 
