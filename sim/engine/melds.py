@@ -889,12 +889,13 @@ def workspace():
     ``[0]`` the candidates chained by lowest card and their values
     (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
-    forced card's sub-search, row 9 the frames' second bound.
+    forced card's sub-search, row 9 the frames' second bound; rows 2 and 3
+    of ``[2]`` the contract search's meld masks (:func:`_contract_melds`).
     """
     return (
         np.zeros((5, MAX_CANDIDATES), dtype=np.int64),
         np.zeros((10, 64), dtype=np.int64),
-        np.zeros((2, 64), dtype=np.uint64),
+        np.zeros((4, MAX_CANDIDATES), dtype=np.uint64),
     )
 
 
@@ -999,8 +1000,13 @@ def _contract_melds(n, c_mask, c_info, ws):
     rest of each loop. A counting sort over the sizes (3 .. 14), with the
     counts in ``ws[0][2]``: one pass over the candidates instead of one per
     size, and done once for every sub-search a forced card starts rather
-    than in each. Returns ``(sets listed, runs listed, mask of the cards
-    some candidate uses)``.
+    than in each. Slot ``s`` of ``ws[0][2]`` is left holding how many sets
+    have ``s`` cards or more, slot ``16 + s`` how many runs. The listed
+    melds' masks go to ``ws[2][2]`` (sets) and ``ws[2][3]`` (runs), in list
+    order, with :data:`LEAST_JOKER` marking a joker: :func:`_contract` reads
+    them in order and tells whether a meld fits a hand with one mask test.
+    Returns ``(sets listed, runs listed, mask of the cards some candidate
+    uses)``.
     """
     wc = ws[0]
     set_idx = wc[0]
@@ -1023,13 +1029,18 @@ def _contract_melds(n, c_mask, c_info, ws):
         count_runs = at[size + 16]
         at[size + 16] = n_runs
         n_runs += count_runs
+    set_mask = ws[2][2]
+    run_mask = ws[2][3]
     for k in range(n):
+        m = c_mask[k] | (LEAST_JOKER if c_info[k, I_JOKER] else ZERO)
         if c_info[k, I_KIND] == KIND_SET:
             slot = c_info[k, I_SIZE]
             set_idx[at[slot]] = k
+            set_mask[at[slot]] = m
         else:
             slot = c_info[k, I_SIZE] + 16
             run_idx[at[slot]] = k
+            run_mask[at[slot]] = m
         at[slot] += 1
     return n_sets, n_runs, useful
 
@@ -1239,10 +1250,10 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
         return -1, 0
     if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
         return -1, 0
-    fits = wc[3:5]
+    wm = ws[2]
     if forced < 0:
-        return _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful,
-                         card_limit, out, fits)
+        return _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, useful, card_limit, out,
+                         wc, wm)
     best_cards = -1
     best_points = 0
     sub = ws[1][8]
@@ -1255,8 +1266,8 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
             continue
         rest_sets = sets - (1 if kind == KIND_SET else 0)
         rest_runs = runs - (0 if kind == KIND_SET else 1)
-        cards2, pts2 = _contract(lo1, hi1, jk1, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, rest_sets,
-                                 rest_runs, whole, useful, card_limit - cards1, sub, fits)
+        cards2, pts2 = _contract(lo1, hi1, jk1, n_sets, n_runs, c_mask, c_info, rest_sets, rest_runs, whole,
+                                 useful, card_limit - cards1, sub, wc, wm)
         if cards2 < 0:
             continue
         cards = cards1 + cards2
@@ -1270,17 +1281,17 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
 
 
 @kernel(constants=True)
-def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful, card_limit,
-              out, fits):
+def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, useful, card_limit, out, wc, wm):
     """The contract of a Rami contrat deal that lays the most cards.
 
     Exactly ``sets`` sets and ``runs`` runs (two or three melds), disjoint,
     from the candidates of the hand, listed by :func:`_contract_melds`
-    (``set_idx[:n_sets]``, ``run_idx[:n_runs]``, largest first; ``useful``
-    the cards some candidate uses; rows 0 and 1 of ``fits`` are scratch);
-    with ``whole`` they must hold every card of the hand (deal 7). At most
-    ``card_limit`` cards are laid. Ties go to the higher opening value. Returns ``(cards laid, points)``, ``(-1, 0)``
-    when no contract can be laid, and the melds' candidate indices in ``out``.
+    (``n_sets`` sets and ``n_runs`` runs, largest first, in ``wc`` and
+    ``wm``; rows 3 and 4 of ``wc`` are scratch); ``useful`` the cards some
+    candidate uses; with ``whole`` they must hold every card of the hand
+    (deal 7). At most ``card_limit`` cards are laid. Ties go to the higher
+    opening value. Returns ``(cards laid, points)``, ``(-1, 0)`` when no
+    contract can be laid, and the melds' candidate indices in ``out``.
 
     The melds are picked slot by slot (sets first, then runs, indices never
     decreasing within a kind so each collection is tried once; the same meld
@@ -1288,7 +1299,6 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
     partial pick that no longer fits the hand is abandoned at once. One to
     three melds; no card is forced here (see :func:`search_contract`).
     """
-    forced = -1
     total = sets + runs
     if total < 1 or total > 3:
         return -1, 0
@@ -1299,6 +1309,13 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
             return -1, 0
         if sets == 0 and _suits(lo) > runs:
             return -1, 0
+    set_idx = wc[0]
+    run_idx = wc[1]
+    at_least = wc[2]  # slot s: the sets of s cards or more; slot 16 + s: the runs (see _contract_melds)
+    fit1 = wc[3]
+    fit2 = wc[4]
+    set_mask = wm[2]
+    run_mask = wm[3]
     n_cards = popcount(lo) + popcount(hi) + jk
     ceiling = min(n_cards, card_limit)  # no contract lays more
     biggest_set = c_info[set_idx[0], I_SIZE] if n_sets > 0 else 0
@@ -1315,14 +1332,19 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
         (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
     )
     most_after1 = (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
+    list0 = set_idx if sets >= 1 else run_idx
     list1 = set_idx if sets >= 2 else run_idx
     list2 = set_idx if sets >= 3 else run_idx
-    fit1 = fits[0]
-    fit2 = fits[1]
+    mask0 = set_mask if sets >= 1 else run_mask
+    mask1 = set_mask if sets >= 2 else run_mask
+    mask2 = set_mask if sets >= 3 else run_mask
+    # Where the sizes of slot 2's kind are counted in at_least.
+    sizes2 = 0 if sets >= 3 else 16
+    misfit0 = _misfit(lo, jk)
     for a in range(len0):
         if best_cards >= ceiling:
             break  # nothing can lay more cards
-        ka = set_idx[a] if sets >= 1 else run_idx[a]
+        ka = list0[a]
         size_a = c_info[ka, I_SIZE]
         after0 = most_after0
         if same01 and total >= 2:
@@ -1331,9 +1353,13 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
             after0 = min(most_after0, size_a + ((size_a if same12 else most_after1) if total == 3 else 0))
         if size_a + after0 < best_cards:
             break  # the melds are sorted by size: no later pick does better
-        fit, lo1, hi1, jk1, cards1, pts1, used1 = _contract_slot(ka, lo, hi, jk, c_mask, c_info, forced)
-        if not fit:
+        ma = mask0[a]
+        if (ma & misfit0) != ZERO:
             continue
+        lo1, hi1 = remove_mask(lo, hi, ma & ~LEAST_JOKER)
+        jk1 = jk - (1 if (ma & LEAST_JOKER) != ZERO else 0)
+        cards1 = size_a
+        pts1 = c_info[ka, I_POINTS]
         if total == 1:
             if cards1 > card_limit or (whole and (lo1 | hi1) != ZERO) or (whole and jk1 != 0):
                 continue
@@ -1341,69 +1367,98 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
                 best_cards, best_points = cards1, pts1
                 out[0] = ka
             continue
-        # The melds of slot 1 that fit the hand slot 0 left, in list order,
-        # and those of slot 2 when of the other kind: the inner loops then
-        # visit only melds that can still be laid (a meld that does not fit
-        # this hand fits none of its parts either), in the same order, so the
-        # first best contract found is the same.
+        # The melds of slot 1 that fit the hand slot 0 left, in list order
+        # (as positions in the list), and those of slot 2 when of the other
+        # kind: the inner loops then visit only melds that can still be laid
+        # (a meld that does not fit this hand fits none of its parts either),
+        # in the same order, so the first best contract found is the same.
+        # One mask test a meld (see _misfit).
+        misfit1 = _misfit(lo1, jk1)
         n1 = 0
         for b in range(a if same01 else 0, len1):
-            k = list1[b]
-            if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
-                fit1[n1] = k
+            if (mask1[b] & misfit1) == ZERO:
+                fit1[n1] = b
                 n1 += 1
         n2 = 0
         if total == 3 and not same12:
             for c in range(len2):
-                k = list2[c]
-                if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
-                    fit2[n2] = k
+                if (mask2[c] & misfit1) == ZERO:
+                    fit2[n2] = c
                     n2 += 1
         # The most slot 2 can add: its largest meld that still fits, which
         # is no larger than slot 1's own when both are of one kind (slot 2
         # then picks from slot 1's meld on, largest first).
         most_after1_fit = 0
         if total == 3 and not same12:
-            most_after1_fit = c_info[fit2[0], I_SIZE] if n2 > 0 else 0
+            most_after1_fit = c_info[list2[fit2[0]], I_SIZE] if n2 > 0 else 0
         for b in range(n1):
-            kb = fit1[b]
+            pb = fit1[b]
+            kb = list1[pb]
             size_b = c_info[kb, I_SIZE]
             if total == 3 and same12:
                 most_after1_fit = size_b
             if cards1 + size_b + min(most_after1, most_after1_fit) < best_cards:
                 break
-            fit, lo2, hi2, jk2, cards2, pts2, used2 = _contract_slot(kb, lo1, hi1, jk1, c_mask, c_info, forced)
-            if not fit:
-                continue
-            cards12 = cards1 + cards2
-            used12 = used1 or used2
+            # No fit test: fit1 holds only melds that fit the hand slot 0 left.
+            mb = mask1[pb]
+            lo2, hi2 = remove_mask(lo1, hi1, mb & ~LEAST_JOKER)
+            jk2 = jk1 - (1 if (mb & LEAST_JOKER) != ZERO else 0)
+            cards12 = cards1 + size_b
+            pts12 = pts1 + c_info[kb, I_POINTS]
             if total == 2:
-                cards, points, used, rest = cards12, pts1 + pts2, used12, lo2 | hi2
-                left_jokers = jk2
-                if (forced >= 0 and not used) or cards > card_limit:
+                if cards12 > card_limit:
                     continue
-                if whole and (rest != ZERO or left_jokers != 0):
+                if whole and ((lo2 | hi2) != ZERO or jk2 != 0):
                     continue
-                if cards > best_cards or (cards == best_cards and points > best_points):
-                    best_cards, best_points = cards, points
+                if cards12 > best_cards or (cards12 == best_cards and pts12 > best_points):
+                    best_cards, best_points = cards12, pts12
                     out[0], out[1] = ka, kb
                 continue
             fit_c = fit1 if same12 else fit2
+            misfit2 = _misfit(lo2, jk2)
+            # Slot 2's loop stops at its first meld too small to reach
+            # best_cards: the list being sorted by size, the first at or past
+            # the position where the melds of fewer than best_cards - cards12
+            # cards begin (found again when best_cards rises).
+            stop = _sized_from(at_least, sizes2, best_cards - cards12)
             for c in range(b if same12 else 0, n1 if same12 else n2):
-                kc = fit_c[c]
-                size_c = c_info[kc, I_SIZE]
-                if cards12 + size_c < best_cards:
+                pc = fit_c[c]
+                if pc >= stop:
                     break
+                if (mask2[pc] & misfit2) != ZERO:
+                    continue
+                kc = list2[pc]
+                size_c = c_info[kc, I_SIZE]
                 if whole and cards12 + size_c != n_cards:
                     continue
                 if cards12 + size_c > card_limit:
                     continue
-                fit, lo3, hi3, jk3, cards3, pts3, used3 = _contract_slot(kc, lo2, hi2, jk2, c_mask, c_info, forced)
-                if not fit or (forced >= 0 and not (used12 or used3)):
-                    continue
-                cards = cards12 + cards3
-                points = pts1 + pts2 + pts3
+                cards = cards12 + size_c
+                points = pts12 + c_info[kc, I_POINTS]
                 if cards > best_cards or (cards == best_cards and points > best_points):
                     best_cards, best_points = cards, points
                     out[0], out[1], out[2] = ka, kb, kc
+                    stop = _sized_from(at_least, sizes2, best_cards - cards12)
     return best_cards, best_points
+
+
+@kernel(inline="always")
+def _misfit(lo, jk):
+    """The bits a meld's mask as :func:`_contract_melds` lists it must not have to fit the hand ``(lo, jk)``.
+
+    The cards the hand lacks, and the joker mark when it holds no joker: a
+    meld holds one joker at most, so one mask test tells both.
+    """
+    if jk > 0:
+        return ~lo & ~LEAST_JOKER
+    return ~lo
+
+
+@kernel(inline="always")
+def _sized_from(at_least, offset, size):
+    """How many melds of one kind have ``size`` cards or more: ``at_least[offset + size]``, for any ``size``."""
+    if size <= 0:
+        return at_least[offset]
+    if size > 15:
+        return 0
+    return at_least[offset + size]
