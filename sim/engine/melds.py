@@ -219,29 +219,24 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     while ranks_with_set:
         rank = _low_bit(ranks_with_set) + 1
         ranks_with_set &= ranks_with_set - 1
-        suits = 0
-        for s in range(4):
-            if (lo >> np.uint64(13 * s + rank - 1)) & ONE:
-                suits |= 1 << s
+        # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
+        suits = (lo >> np.uint64(rank - 1)) & SUIT_ONES
         value = rank_value(rank)
-        sub = 0
+        spread = ZERO
         while True:
             # The next subset of the rank's suits, in increasing order.
-            sub = (sub - suits) & suits
-            if sub == 0:
+            spread = (spread - suits) & suits
+            if spread == ZERO:
                 break
-            k = 0
-            m = ZERO
-            for s in range(4):
-                if sub & (1 << s):
-                    k += 1
-                    m |= bit(s * 13 + rank - 1)
+            k = popcount(spread)
+            m = spread << np.uint64(rank - 1)
+            # The subset as suit bits 0 .. 3.
+            sub = np.int64((spread & ONE) | ((spread >> np.uint64(12)) & np.uint64(2))
+                           | ((spread >> np.uint64(24)) & np.uint64(4)) | ((spread >> np.uint64(36)) & np.uint64(8)))
             if 3 <= k <= 4:
                 n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, -1, value * k, k, 0)
             if use_joker and 2 <= k <= 3:
-                jsuit = 0
-                while sub & (1 << jsuit):
-                    jsuit += 1
+                jsuit = _low_bit(~sub)  # the lowest suit the set lacks
                 n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, jsuit, value * (k + 1), k + 1, 1)
     return n
 
@@ -1110,43 +1105,46 @@ def _least_melds(lo, jk, kind, min_run, ace_high, out):
         while ranks:
             rank = _low_bit(ranks)
             ranks &= ranks - 1
-            suits = 0
-            for s in range(4):
-                if (lo >> np.uint64(13 * s + rank)) & ONE:
-                    suits |= 1 << s
-            for sub in range(16):
-                if (sub & ~suits) != 0:
-                    continue
+            # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
+            suits = (lo >> np.uint64(rank)) & SUIT_ONES
+            sub = ZERO
+            while True:
+                # The next subset of the rank's suits, in increasing order.
+                sub = (sub - suits) & suits
+                if sub == ZERO:
+                    break
                 k = popcount(sub)
                 if k == 3 or (k == 2 and jk > 0):
-                    m = ZERO
-                    for s in range(4):
-                        if sub & (1 << s):
-                            m |= bit(s * 13 + rank)
+                    m = sub << np.uint64(rank)
                     out[n] = m if k == 3 else m | LEAST_JOKER
                     n += 1
         return n
-    top = 14 if ace_high else 13
-    window = (1 << min_run) - 1
-    for suit in range(4):
-        ranks = _suit_ranks(lo, suit)
-        if ace_high and (ranks & 1):
-            ranks |= 1 << 13
-        for start in range(1, top - min_run + 2):
-            w = window << (start - 1)
-            missing = w & ~ranks
-            end = start + min_run - 1
-            if missing == 0:
-                out[n] = window_mask(suit, start, end, 0)
-                n += 1
-                if jk > 0:
-                    # The joker standing for a card the hand holds frees it.
-                    for p in range(start, end + 1):
-                        out[n] = window_mask(suit, start, end, p) | LEAST_JOKER
-                        n += 1
-            elif jk > 0 and (missing & (missing - 1)) == 0:
-                out[n] = window_mask(suit, start, end, _low_bit(missing) + 1) | LEAST_JOKER
-                n += 1
+    # Only the windows of min_run positions that hold every position, or
+    # (with a joker) all but one, yield runs: _window_starts finds them all
+    # at once, suit by suit and by start position, the order a walk over
+    # every window would list them in.
+    positions = _positions(lo, ace_high)
+    starts = _window_starts(positions, min_run, ace_high, jk > 0)
+    window = (ONE << np.uint64(min_run)) - ONE
+    while starts != ZERO:
+        i = lowest(starts)
+        starts &= starts - ONE
+        suit = i // 14
+        start = i - 14 * suit + 1
+        end = start + min_run - 1
+        missing = window & ~(positions >> np.uint64(i))
+        if missing == ZERO:
+            out[n] = window_mask(suit, start, end, 0)
+            n += 1
+            if jk > 0:
+                # The joker standing for a card the hand holds frees it.
+                for p in range(start, end + 1):
+                    out[n] = window_mask(suit, start, end, p) | LEAST_JOKER
+                    n += 1
+        else:
+            # One position missing (only with a joker): the joker's.
+            out[n] = window_mask(suit, start, end, start + lowest(missing)) | LEAST_JOKER
+            n += 1
     return n
 
 
@@ -1209,13 +1207,18 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
 
 
 @kernel(constants=True)
-def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
+def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws, packed=False):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
     A contract that must use card ``forced`` is searched from the melds
     holding that card: each is laid first and the rest of the contract is
     searched freely in what remains, which is far quicker when the card fits
     few melds (the usual case: the card just drawn).
+
+    ``packed`` says that :func:`contract_ruled_out` found this very hand
+    not ruled out: it then holds the contract's sets alone and its runs
+    alone, which the search need not test again (:func:`_least_melds` gives
+    the test's answer exactly).
     """
     if forced >= 0:
         # No candidate holds the card: no contract can use it, and nothing
@@ -1246,10 +1249,11 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     # lay its contract): a hand that cannot hold the contract's sets alone,
     # or its runs alone, cannot hold the contract. Checked once here, not
     # for every meld the search tries first.
-    if not _holds_disjoint(lo, hi, jk, set_idx, n_sets, sets, c_mask, c_info):
-        return -1, 0
-    if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
-        return -1, 0
+    if not packed:
+        if not _holds_disjoint(lo, hi, jk, set_idx, n_sets, sets, c_mask, c_info):
+            return -1, 0
+        if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
+            return -1, 0
     wm = ws[2]
     if forced < 0:
         return _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, useful, card_limit, out,
