@@ -986,7 +986,7 @@ def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
 
 
 @kernel
-def _contract_melds(n, c_mask, c_info, ws):
+def _contract_melds(n, c_mask, c_info, ws, no_joker=False):
     """List the candidates a contract picks from, once per contract search.
 
     The sets go to ``ws[0][0]`` and the runs to ``ws[0][1]``, each largest
@@ -1000,8 +1000,11 @@ def _contract_melds(n, c_mask, c_info, ws):
     melds' masks go to ``ws[2][2]`` (sets) and ``ws[2][3]`` (runs), in list
     order, with :data:`LEAST_JOKER` marking a joker: :func:`_contract` reads
     them in order and tells whether a meld fits a hand with one mask test.
-    Returns ``(sets listed, runs listed, mask of the cards some candidate
-    uses)``.
+    With ``no_joker`` (the hand searched holds no joker) only the melds
+    without a joker are listed: the others fit no part of the hand, and
+    every loop over the lists passes over a meld that does not fit, so the
+    same contract is found, sooner. Returns ``(sets listed, runs listed,
+    mask of the cards some candidate uses)``.
     """
     wc = ws[0]
     set_idx = wc[0]
@@ -1014,6 +1017,8 @@ def _contract_melds(n, c_mask, c_info, ws):
     useful = ZERO
     for k in range(n):
         useful |= c_mask[k]
+        if no_joker and c_info[k, I_JOKER]:
+            continue
         at[c_info[k, I_SIZE] + (0 if c_info[k, I_KIND] == KIND_SET else 16)] += 1
     n_sets = 0
     n_runs = 0
@@ -1027,6 +1032,8 @@ def _contract_melds(n, c_mask, c_info, ws):
     set_mask = ws[2][2]
     run_mask = ws[2][3]
     for k in range(n):
+        if no_joker and c_info[k, I_JOKER]:
+            continue
         m = c_mask[k] | (LEAST_JOKER if c_info[k, I_JOKER] else ZERO)
         if c_info[k, I_KIND] == KIND_SET:
             slot = c_info[k, I_SIZE]
@@ -1241,7 +1248,7 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
             return -1, 0
         if sets == 0 and _suits(lo) > runs:
             return -1, 0
-    n_sets, n_runs, useful = _contract_melds(n, c_mask, c_info, ws)
+    n_sets, n_runs, useful = _contract_melds(n, c_mask, c_info, ws, jk == 0)
     wc = ws[0]
     set_idx = wc[0]
     run_idx = wc[1]
