@@ -242,54 +242,46 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
 
 
 @kernel
-def _stretch(ranks, p, step, top):
-    """Present positions next to ``p`` going by ``step``: ``(count, gap position or 0)``."""
-    n = 0
-    q = p + step
-    while 1 <= q <= top and (ranks >> (q - 1)) & 1:
-        n += 1
-        q += step
-    return n, (q if 1 <= q <= top else 0)
-
-
-@kernel
 def card_in_meld(lo, jk, code, min_run, ace_high):
     """Whether natural ``code`` added to the hand ``(lo, jk)`` sits in some meld of it.
 
     The cheap test behind "does this card help?": a set needs two other
-    suits of its rank (or one and a joker); a run needs ``min_run``
-    consecutive positions around the card, one gap of which a joker may fill.
+    suits of its rank (or one and a joker); a run needs a window of
+    ``min_run`` consecutive positions around the card, all held or (with a
+    joker) all but one. Every window of the suit is tested at once, as bits
+    of a word.
     """
     rank = code % 13 + 1
     suit = code // 13
-    others = 0
-    for s in range(4):
-        if s != suit and (lo & bit(s * 13 + rank - 1)):
-            others += 1
+    others = popcount(lo & (SUIT_ONES << np.uint64(rank - 1)) & ~bit(code))
     if others >= 2 or (others >= 1 and jk > 0):
         return True
     top = 14 if ace_high else 13
     ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << (rank - 1))
     if ace_high and (ranks & 1):
         ranks |= 1 << 13
-    for p in (rank, 14):
-        if p == 14 and not (rank == 1 and ace_high):
-            continue
-        down, gap_down = _stretch(ranks, p, -1, top)
-        up, gap_up = _stretch(ranks, p, 1, top)
-        length = down + 1 + up
-        if jk > 0:
-            best = length
-            if gap_down:
-                more, _ = _stretch(ranks, gap_down, -1, top)
-                best = max(best, length + 1 + more)
-            if gap_up:
-                more, _ = _stretch(ranks, gap_up, 1, top)
-                best = max(best, length + 1 + more)
-            length = best
-        if length >= min_run:
-            return True
-    return False
+    # Bit s of ``starts``: the window of positions s + 1 .. s + min_run
+    # ends by ``top`` and holds every position, or all but one with a joker.
+    if jk > 0:
+        once = 0  # some position of the window is missing
+        twice = 0  # two are
+        for i in range(min_run):
+            x = ~(ranks >> i)
+            twice |= once & x
+            once |= x
+        starts = ~twice
+    else:
+        starts = ranks
+        for i in range(1, min_run):
+            starts &= ranks >> i
+    starts &= (1 << (top - min_run + 1)) - 1
+    # The windows holding the card start at most min_run - 1 places below it
+    # (the ace also at position 14 when it ranks high).
+    below = (1 << min_run) - 1
+    windows = (below << (rank - 1)) >> (min_run - 1)
+    if rank == 1 and ace_high:
+        windows |= (below << 13) >> (min_run - 1)
+    return (starts & windows) != 0
 
 
 @kernel
