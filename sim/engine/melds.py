@@ -172,20 +172,29 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         ranks = _suit_ranks(lo, suit)
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
+        # A run's first min_run positions are all held, or (joker) all but
+        # one: bit s of ``first`` says so of positions s + 1 .. s + min_run.
+        # The windows starting elsewhere stop below min_run cards, listing
+        # nothing, and most suits of a hand have no such start at all.
         if use_joker:
             if popcount(ranks) + 1 < min_run:
                 continue
+            once = 0  # some position missing
+            twice = 0  # two missing
+            for i in range(min_run):
+                x = ~(ranks >> i)
+                twice |= once & x
+                once |= x
+            first = ~twice
         else:
-            # No joker: a run needs min_run positions in a row; most suits
-            # of a hand have none, and the windows below need not be tried.
-            in_a_row = ranks
+            first = ranks
             for i in range(1, min_run):
-                in_a_row &= ranks >> i
-            if in_a_row == 0:
-                continue
+                first &= ranks >> i
         # A window starts on a card of the hand, or (joker) just before one.
-        starts = ranks | ((ranks >> 1) if use_joker else 0)
+        starts = (ranks | ((ranks >> 1) if use_joker else 0)) & first
         starts &= (1 << top) - 1
+        if starts == 0:
+            continue
         while starts:
             start = _low_bit(starts) + 1
             starts &= starts - 1
