@@ -180,20 +180,29 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         ranks = _suit_ranks(lo, suit)
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
+        # A run's first min_run positions are all held, or (joker) all but
+        # one: bit s of ``first`` says so of positions s + 1 .. s + min_run.
+        # The windows starting elsewhere stop below min_run cards, listing
+        # nothing, and most suits of a hand have no such start at all.
         if use_joker:
             if popcount(ranks) + 1 < min_run:
                 continue
+            once = 0  # some position missing
+            twice = 0  # two missing
+            for i in range(min_run):
+                x = ~(ranks >> i)
+                twice |= once & x
+                once |= x
+            first = ~twice
         else:
-            # No joker: a run needs min_run positions in a row; most suits
-            # of a hand have none, and the windows below need not be tried.
-            in_a_row = ranks
+            first = ranks
             for i in range(1, min_run):
-                in_a_row &= ranks >> i
-            if in_a_row == 0:
-                continue
+                first &= ranks >> i
         # A window starts on a card of the hand, or (joker) just before one.
-        starts = ranks | ((ranks >> 1) if use_joker else 0)
+        starts = (ranks | ((ranks >> 1) if use_joker else 0)) & first
         starts &= (1 << top) - 1
+        if starts == 0:
+            continue
         while starts:
             start = _low_bit(starts) + 1
             starts &= starts - 1
@@ -227,42 +236,26 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
     while ranks_with_set:
         rank = _low_bit(ranks_with_set) + 1
         ranks_with_set &= ranks_with_set - 1
-        suits = 0
-        for s in range(4):
-            if (lo >> np.uint64(13 * s + rank - 1)) & ONE:
-                suits |= 1 << s
+        # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
+        suits = (lo >> np.uint64(rank - 1)) & SUIT_ONES
         value = rank_value(rank)
-        sub = 0
+        spread = ZERO
         while True:
             # The next subset of the rank's suits, in increasing order.
-            sub = (sub - suits) & suits
-            if sub == 0:
+            spread = (spread - suits) & suits
+            if spread == ZERO:
                 break
-            k = 0
-            m = ZERO
-            for s in range(4):
-                if sub & (1 << s):
-                    k += 1
-                    m |= bit(s * 13 + rank - 1)
+            k = popcount(spread)
+            m = spread << np.uint64(rank - 1)
+            # The subset as suit bits 0 .. 3.
+            sub = np.int64((spread & ONE) | ((spread >> np.uint64(12)) & np.uint64(2))
+                           | ((spread >> np.uint64(24)) & np.uint64(4)) | ((spread >> np.uint64(36)) & np.uint64(8)))
             if 3 <= k <= 4:
                 n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, -1, value * k, k, 0)
             if use_joker and 2 <= k <= 3:
-                jsuit = 0
-                while sub & (1 << jsuit):
-                    jsuit += 1
+                jsuit = _low_bit(~sub)  # the lowest suit the set lacks
                 n = _push(n, c_mask, c_info, m, KIND_SET, rank, sub, 0, jsuit, value * (k + 1), k + 1, 1)
     return n
-
-
-@kernel
-def _stretch(ranks, p, step, top):
-    """Present positions next to ``p`` going by ``step``: ``(count, gap position or 0)``."""
-    n = 0
-    q = p + step
-    while 1 <= q <= top and (ranks >> (q - 1)) & 1:
-        n += 1
-        q += step
-    return n, (q if 1 <= q <= top else 0)
 
 
 @kernel
@@ -270,39 +263,42 @@ def card_in_meld(lo, jk, code, min_run, ace_high):
     """Whether natural ``code`` added to the hand ``(lo, jk)`` sits in some meld of it.
 
     The cheap test behind "does this card help?": a set needs two other
-    suits of its rank (or one and a joker); a run needs ``min_run``
-    consecutive positions around the card, one gap of which a joker may fill.
+    suits of its rank (or one and a joker); a run needs a window of
+    ``min_run`` consecutive positions around the card, all held or (with a
+    joker) all but one. Every window of the suit is tested at once, as bits
+    of a word.
     """
     rank = code % 13 + 1
     suit = code // 13
-    others = 0
-    for s in range(4):
-        if s != suit and (lo & bit(s * 13 + rank - 1)):
-            others += 1
+    others = popcount(lo & (SUIT_ONES << np.uint64(rank - 1)) & ~bit(code))
     if others >= 2 or (others >= 1 and jk > 0):
         return True
     top = 14 if ace_high else 13
     ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << (rank - 1))
     if ace_high and (ranks & 1):
         ranks |= 1 << 13
-    for p in (rank, 14):
-        if p == 14 and not (rank == 1 and ace_high):
-            continue
-        down, gap_down = _stretch(ranks, p, -1, top)
-        up, gap_up = _stretch(ranks, p, 1, top)
-        length = down + 1 + up
-        if jk > 0:
-            best = length
-            if gap_down:
-                more, _ = _stretch(ranks, gap_down, -1, top)
-                best = max(best, length + 1 + more)
-            if gap_up:
-                more, _ = _stretch(ranks, gap_up, 1, top)
-                best = max(best, length + 1 + more)
-            length = best
-        if length >= min_run:
-            return True
-    return False
+    # Bit s of ``starts``: the window of positions s + 1 .. s + min_run
+    # ends by ``top`` and holds every position, or all but one with a joker.
+    if jk > 0:
+        once = 0  # some position of the window is missing
+        twice = 0  # two are
+        for i in range(min_run):
+            x = ~(ranks >> i)
+            twice |= once & x
+            once |= x
+        starts = ~twice
+    else:
+        starts = ranks
+        for i in range(1, min_run):
+            starts &= ranks >> i
+    starts &= (1 << (top - min_run + 1)) - 1
+    # The windows holding the card start at most min_run - 1 places below it
+    # (the ace also at position 14 when it ranks high).
+    below = (1 << min_run) - 1
+    windows = (below << (rank - 1)) >> (min_run - 1)
+    if rank == 1 and ace_high:
+        windows |= (below << 13) >> (min_run - 1)
+    return (starts & windows) != 0
 
 
 @kernel
@@ -897,12 +893,13 @@ def workspace():
     ``[0]`` the candidates chained by lowest card and their values
     (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
-    forced card's sub-search, row 9 the frames' second bound.
+    forced card's sub-search, row 9 the frames' second bound; rows 2 and 3
+    of ``[2]`` the contract search's meld masks (:func:`_contract_melds`).
     """
     return (
         np.zeros((5, MAX_CANDIDATES), dtype=np.int64),
         np.zeros((10, 64), dtype=np.int64),
-        np.zeros((2, 64), dtype=np.uint64),
+        np.zeros((4, MAX_CANDIDATES), dtype=np.uint64),
     )
 
 
@@ -998,7 +995,7 @@ def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
 
 
 @kernel
-def _contract_melds(n, c_mask, c_info, ws):
+def _contract_melds(n, c_mask, c_info, ws, no_joker=False):
     """List the candidates a contract picks from, once per contract search.
 
     The sets go to ``ws[0][0]`` and the runs to ``ws[0][1]``, each largest
@@ -1007,8 +1004,16 @@ def _contract_melds(n, c_mask, c_info, ws):
     rest of each loop. A counting sort over the sizes (3 .. 14), with the
     counts in ``ws[0][2]``: one pass over the candidates instead of one per
     size, and done once for every sub-search a forced card starts rather
-    than in each. Returns ``(sets listed, runs listed, mask of the cards
-    some candidate uses)``.
+    than in each. Slot ``s`` of ``ws[0][2]`` is left holding how many sets
+    have ``s`` cards or more, slot ``16 + s`` how many runs. The listed
+    melds' masks go to ``ws[2][2]`` (sets) and ``ws[2][3]`` (runs), in list
+    order, with :data:`LEAST_JOKER` marking a joker: :func:`_contract` reads
+    them in order and tells whether a meld fits a hand with one mask test.
+    With ``no_joker`` (the hand searched holds no joker) only the melds
+    without a joker are listed: the others fit no part of the hand, and
+    every loop over the lists passes over a meld that does not fit, so the
+    same contract is found, sooner. Returns ``(sets listed, runs listed,
+    mask of the cards some candidate uses)``.
     """
     wc = ws[0]
     set_idx = wc[0]
@@ -1021,6 +1026,8 @@ def _contract_melds(n, c_mask, c_info, ws):
     useful = ZERO
     for k in range(n):
         useful |= c_mask[k]
+        if no_joker and c_info[k, I_JOKER]:
+            continue
         at[c_info[k, I_SIZE] + (0 if c_info[k, I_KIND] == KIND_SET else 16)] += 1
     n_sets = 0
     n_runs = 0
@@ -1031,13 +1038,20 @@ def _contract_melds(n, c_mask, c_info, ws):
         count_runs = at[size + 16]
         at[size + 16] = n_runs
         n_runs += count_runs
+    set_mask = ws[2][2]
+    run_mask = ws[2][3]
     for k in range(n):
+        if no_joker and c_info[k, I_JOKER]:
+            continue
+        m = c_mask[k] | (LEAST_JOKER if c_info[k, I_JOKER] else ZERO)
         if c_info[k, I_KIND] == KIND_SET:
             slot = c_info[k, I_SIZE]
             set_idx[at[slot]] = k
+            set_mask[at[slot]] = m
         else:
             slot = c_info[k, I_SIZE] + 16
             run_idx[at[slot]] = k
+            run_mask[at[slot]] = m
         at[slot] += 1
     return n_sets, n_runs, useful
 
@@ -1107,43 +1121,46 @@ def _least_melds(lo, jk, kind, min_run, ace_high, out):
         while ranks:
             rank = _low_bit(ranks)
             ranks &= ranks - 1
-            suits = 0
-            for s in range(4):
-                if (lo >> np.uint64(13 * s + rank)) & ONE:
-                    suits |= 1 << s
-            for sub in range(16):
-                if (sub & ~suits) != 0:
-                    continue
+            # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
+            suits = (lo >> np.uint64(rank)) & SUIT_ONES
+            sub = ZERO
+            while True:
+                # The next subset of the rank's suits, in increasing order.
+                sub = (sub - suits) & suits
+                if sub == ZERO:
+                    break
                 k = popcount(sub)
                 if k == 3 or (k == 2 and jk > 0):
-                    m = ZERO
-                    for s in range(4):
-                        if sub & (1 << s):
-                            m |= bit(s * 13 + rank)
+                    m = sub << np.uint64(rank)
                     out[n] = m if k == 3 else m | LEAST_JOKER
                     n += 1
         return n
-    top = 14 if ace_high else 13
-    window = (1 << min_run) - 1
-    for suit in range(4):
-        ranks = _suit_ranks(lo, suit)
-        if ace_high and (ranks & 1):
-            ranks |= 1 << 13
-        for start in range(1, top - min_run + 2):
-            w = window << (start - 1)
-            missing = w & ~ranks
-            end = start + min_run - 1
-            if missing == 0:
-                out[n] = window_mask(suit, start, end, 0)
-                n += 1
-                if jk > 0:
-                    # The joker standing for a card the hand holds frees it.
-                    for p in range(start, end + 1):
-                        out[n] = window_mask(suit, start, end, p) | LEAST_JOKER
-                        n += 1
-            elif jk > 0 and (missing & (missing - 1)) == 0:
-                out[n] = window_mask(suit, start, end, _low_bit(missing) + 1) | LEAST_JOKER
-                n += 1
+    # Only the windows of min_run positions that hold every position, or
+    # (with a joker) all but one, yield runs: _window_starts finds them all
+    # at once, suit by suit and by start position, the order a walk over
+    # every window would list them in.
+    positions = _positions(lo, ace_high)
+    starts = _window_starts(positions, min_run, ace_high, jk > 0)
+    window = (ONE << np.uint64(min_run)) - ONE
+    while starts != ZERO:
+        i = lowest(starts)
+        starts &= starts - ONE
+        suit = i // 14
+        start = i - 14 * suit + 1
+        end = start + min_run - 1
+        missing = window & ~(positions >> np.uint64(i))
+        if missing == ZERO:
+            out[n] = window_mask(suit, start, end, 0)
+            n += 1
+            if jk > 0:
+                # The joker standing for a card the hand holds frees it.
+                for p in range(start, end + 1):
+                    out[n] = window_mask(suit, start, end, p) | LEAST_JOKER
+                    n += 1
+        else:
+            # One position missing (only with a joker): the joker's.
+            out[n] = window_mask(suit, start, end, start + lowest(missing)) | LEAST_JOKER
+            n += 1
     return n
 
 
@@ -1206,13 +1223,18 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
 
 
 @kernel(constants=True)
-def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws):
+def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws, packed=False):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
     A contract that must use card ``forced`` is searched from the melds
     holding that card: each is laid first and the rest of the contract is
     searched freely in what remains, which is far quicker when the card fits
     few melds (the usual case: the card just drawn).
+
+    ``packed`` says that :func:`contract_ruled_out` found this very hand
+    not ruled out: it then holds the contract's sets alone and its runs
+    alone, which the search need not test again (:func:`_least_melds` gives
+    the test's answer exactly).
     """
     if forced >= 0:
         # No candidate holds the card: no contract can use it, and nothing
@@ -1235,7 +1257,7 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
             return -1, 0
         if sets == 0 and _suits(lo) > runs:
             return -1, 0
-    n_sets, n_runs, useful = _contract_melds(n, c_mask, c_info, ws)
+    n_sets, n_runs, useful = _contract_melds(n, c_mask, c_info, ws, jk == 0)
     wc = ws[0]
     set_idx = wc[0]
     run_idx = wc[1]
@@ -1243,14 +1265,15 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
     # lay its contract): a hand that cannot hold the contract's sets alone,
     # or its runs alone, cannot hold the contract. Checked once here, not
     # for every meld the search tries first.
-    if not _holds_disjoint(lo, hi, jk, set_idx, n_sets, sets, c_mask, c_info):
-        return -1, 0
-    if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
-        return -1, 0
-    fits = wc[3:5]
+    if not packed:
+        if not _holds_disjoint(lo, hi, jk, set_idx, n_sets, sets, c_mask, c_info):
+            return -1, 0
+        if not _holds_disjoint(lo, hi, jk, run_idx, n_runs, runs, c_mask, c_info):
+            return -1, 0
+    wm = ws[2]
     if forced < 0:
-        return _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful,
-                         card_limit, out, fits)
+        return _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, useful, card_limit, out,
+                         wc, wm)
     best_cards = -1
     best_points = 0
     sub = ws[1][8]
@@ -1263,8 +1286,8 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
             continue
         rest_sets = sets - (1 if kind == KIND_SET else 0)
         rest_runs = runs - (0 if kind == KIND_SET else 1)
-        cards2, pts2 = _contract(lo1, hi1, jk1, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, rest_sets,
-                                 rest_runs, whole, useful, card_limit - cards1, sub, fits)
+        cards2, pts2 = _contract(lo1, hi1, jk1, n_sets, n_runs, c_mask, c_info, rest_sets, rest_runs, whole,
+                                 useful, card_limit - cards1, sub, wc, wm)
         if cards2 < 0:
             continue
         cards = cards1 + cards2
@@ -1278,17 +1301,17 @@ def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, ca
 
 
 @kernel(constants=True)
-def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets, runs, whole, useful, card_limit,
-              out, fits):
+def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, useful, card_limit, out, wc, wm):
     """The contract of a Rami contrat deal that lays the most cards.
 
     Exactly ``sets`` sets and ``runs`` runs (two or three melds), disjoint,
     from the candidates of the hand, listed by :func:`_contract_melds`
-    (``set_idx[:n_sets]``, ``run_idx[:n_runs]``, largest first; ``useful``
-    the cards some candidate uses; rows 0 and 1 of ``fits`` are scratch);
-    with ``whole`` they must hold every card of the hand (deal 7). At most
-    ``card_limit`` cards are laid. Ties go to the higher opening value. Returns ``(cards laid, points)``, ``(-1, 0)``
-    when no contract can be laid, and the melds' candidate indices in ``out``.
+    (``n_sets`` sets and ``n_runs`` runs, largest first, in ``wc`` and
+    ``wm``; rows 3 and 4 of ``wc`` are scratch); ``useful`` the cards some
+    candidate uses; with ``whole`` they must hold every card of the hand
+    (deal 7). At most ``card_limit`` cards are laid. Ties go to the higher
+    opening value. Returns ``(cards laid, points)``, ``(-1, 0)`` when no
+    contract can be laid, and the melds' candidate indices in ``out``.
 
     The melds are picked slot by slot (sets first, then runs, indices never
     decreasing within a kind so each collection is tried once; the same meld
@@ -1296,7 +1319,6 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
     partial pick that no longer fits the hand is abandoned at once. One to
     three melds; no card is forced here (see :func:`search_contract`).
     """
-    forced = -1
     total = sets + runs
     if total < 1 or total > 3:
         return -1, 0
@@ -1307,6 +1329,13 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
             return -1, 0
         if sets == 0 and _suits(lo) > runs:
             return -1, 0
+    set_idx = wc[0]
+    run_idx = wc[1]
+    at_least = wc[2]  # slot s: the sets of s cards or more; slot 16 + s: the runs (see _contract_melds)
+    fit1 = wc[3]
+    fit2 = wc[4]
+    set_mask = wm[2]
+    run_mask = wm[3]
     n_cards = popcount(lo) + popcount(hi) + jk
     ceiling = min(n_cards, card_limit)  # no contract lays more
     biggest_set = c_info[set_idx[0], I_SIZE] if n_sets > 0 else 0
@@ -1323,14 +1352,19 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
         (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
     )
     most_after1 = (biggest_set if sets >= 3 else biggest_run) if total == 3 else 0
+    list0 = set_idx if sets >= 1 else run_idx
     list1 = set_idx if sets >= 2 else run_idx
     list2 = set_idx if sets >= 3 else run_idx
-    fit1 = fits[0]
-    fit2 = fits[1]
+    mask0 = set_mask if sets >= 1 else run_mask
+    mask1 = set_mask if sets >= 2 else run_mask
+    mask2 = set_mask if sets >= 3 else run_mask
+    # Where the sizes of slot 2's kind are counted in at_least.
+    sizes2 = 0 if sets >= 3 else 16
+    misfit0 = _misfit(lo, jk)
     for a in range(len0):
         if best_cards >= ceiling:
             break  # nothing can lay more cards
-        ka = set_idx[a] if sets >= 1 else run_idx[a]
+        ka = list0[a]
         size_a = c_info[ka, I_SIZE]
         after0 = most_after0
         if same01 and total >= 2:
@@ -1339,9 +1373,13 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
             after0 = min(most_after0, size_a + ((size_a if same12 else most_after1) if total == 3 else 0))
         if size_a + after0 < best_cards:
             break  # the melds are sorted by size: no later pick does better
-        fit, lo1, hi1, jk1, cards1, pts1, used1 = _contract_slot(ka, lo, hi, jk, c_mask, c_info, forced)
-        if not fit:
+        ma = mask0[a]
+        if (ma & misfit0) != ZERO:
             continue
+        lo1, hi1 = remove_mask(lo, hi, ma & ~LEAST_JOKER)
+        jk1 = jk - (1 if (ma & LEAST_JOKER) != ZERO else 0)
+        cards1 = size_a
+        pts1 = c_info[ka, I_POINTS]
         if total == 1:
             if cards1 > card_limit or (whole and (lo1 | hi1) != ZERO) or (whole and jk1 != 0):
                 continue
@@ -1349,69 +1387,98 @@ def _contract(lo, hi, jk, n_sets, n_runs, set_idx, run_idx, c_mask, c_info, sets
                 best_cards, best_points = cards1, pts1
                 out[0] = ka
             continue
-        # The melds of slot 1 that fit the hand slot 0 left, in list order,
-        # and those of slot 2 when of the other kind: the inner loops then
-        # visit only melds that can still be laid (a meld that does not fit
-        # this hand fits none of its parts either), in the same order, so the
-        # first best contract found is the same.
+        # The melds of slot 1 that fit the hand slot 0 left, in list order
+        # (as positions in the list), and those of slot 2 when of the other
+        # kind: the inner loops then visit only melds that can still be laid
+        # (a meld that does not fit this hand fits none of its parts either),
+        # in the same order, so the first best contract found is the same.
+        # One mask test a meld (see _misfit).
+        misfit1 = _misfit(lo1, jk1)
         n1 = 0
         for b in range(a if same01 else 0, len1):
-            k = list1[b]
-            if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
-                fit1[n1] = k
+            if (mask1[b] & misfit1) == ZERO:
+                fit1[n1] = b
                 n1 += 1
         n2 = 0
         if total == 3 and not same12:
             for c in range(len2):
-                k = list2[c]
-                if (c_mask[k] & ~lo1) == ZERO and c_info[k, I_JOKER] <= jk1:
-                    fit2[n2] = k
+                if (mask2[c] & misfit1) == ZERO:
+                    fit2[n2] = c
                     n2 += 1
         # The most slot 2 can add: its largest meld that still fits, which
         # is no larger than slot 1's own when both are of one kind (slot 2
         # then picks from slot 1's meld on, largest first).
         most_after1_fit = 0
         if total == 3 and not same12:
-            most_after1_fit = c_info[fit2[0], I_SIZE] if n2 > 0 else 0
+            most_after1_fit = c_info[list2[fit2[0]], I_SIZE] if n2 > 0 else 0
         for b in range(n1):
-            kb = fit1[b]
+            pb = fit1[b]
+            kb = list1[pb]
             size_b = c_info[kb, I_SIZE]
             if total == 3 and same12:
                 most_after1_fit = size_b
             if cards1 + size_b + min(most_after1, most_after1_fit) < best_cards:
                 break
-            fit, lo2, hi2, jk2, cards2, pts2, used2 = _contract_slot(kb, lo1, hi1, jk1, c_mask, c_info, forced)
-            if not fit:
-                continue
-            cards12 = cards1 + cards2
-            used12 = used1 or used2
+            # No fit test: fit1 holds only melds that fit the hand slot 0 left.
+            mb = mask1[pb]
+            lo2, hi2 = remove_mask(lo1, hi1, mb & ~LEAST_JOKER)
+            jk2 = jk1 - (1 if (mb & LEAST_JOKER) != ZERO else 0)
+            cards12 = cards1 + size_b
+            pts12 = pts1 + c_info[kb, I_POINTS]
             if total == 2:
-                cards, points, used, rest = cards12, pts1 + pts2, used12, lo2 | hi2
-                left_jokers = jk2
-                if (forced >= 0 and not used) or cards > card_limit:
+                if cards12 > card_limit:
                     continue
-                if whole and (rest != ZERO or left_jokers != 0):
+                if whole and ((lo2 | hi2) != ZERO or jk2 != 0):
                     continue
-                if cards > best_cards or (cards == best_cards and points > best_points):
-                    best_cards, best_points = cards, points
+                if cards12 > best_cards or (cards12 == best_cards and pts12 > best_points):
+                    best_cards, best_points = cards12, pts12
                     out[0], out[1] = ka, kb
                 continue
             fit_c = fit1 if same12 else fit2
+            misfit2 = _misfit(lo2, jk2)
+            # Slot 2's loop stops at its first meld too small to reach
+            # best_cards: the list being sorted by size, the first at or past
+            # the position where the melds of fewer than best_cards - cards12
+            # cards begin (found again when best_cards rises).
+            stop = _sized_from(at_least, sizes2, best_cards - cards12)
             for c in range(b if same12 else 0, n1 if same12 else n2):
-                kc = fit_c[c]
-                size_c = c_info[kc, I_SIZE]
-                if cards12 + size_c < best_cards:
+                pc = fit_c[c]
+                if pc >= stop:
                     break
+                if (mask2[pc] & misfit2) != ZERO:
+                    continue
+                kc = list2[pc]
+                size_c = c_info[kc, I_SIZE]
                 if whole and cards12 + size_c != n_cards:
                     continue
                 if cards12 + size_c > card_limit:
                     continue
-                fit, lo3, hi3, jk3, cards3, pts3, used3 = _contract_slot(kc, lo2, hi2, jk2, c_mask, c_info, forced)
-                if not fit or (forced >= 0 and not (used12 or used3)):
-                    continue
-                cards = cards12 + cards3
-                points = pts1 + pts2 + pts3
+                cards = cards12 + size_c
+                points = pts12 + c_info[kc, I_POINTS]
                 if cards > best_cards or (cards == best_cards and points > best_points):
                     best_cards, best_points = cards, points
                     out[0], out[1], out[2] = ka, kb, kc
+                    stop = _sized_from(at_least, sizes2, best_cards - cards12)
     return best_cards, best_points
+
+
+@kernel(inline="always")
+def _misfit(lo, jk):
+    """The bits a meld's mask as :func:`_contract_melds` lists it must not have to fit the hand ``(lo, jk)``.
+
+    The cards the hand lacks, and the joker mark when it holds no joker: a
+    meld holds one joker at most, so one mask test tells both.
+    """
+    if jk > 0:
+        return ~lo & ~LEAST_JOKER
+    return ~lo
+
+
+@kernel(inline="always")
+def _sized_from(at_least, offset, size):
+    """How many melds of one kind have ``size`` cards or more: ``at_least[offset + size]``, for any ``size``."""
+    if size <= 0:
+        return at_least[offset]
+    if size > 15:
+        return 0
+    return at_least[offset + size]

@@ -646,7 +646,10 @@ def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_m
     whole = deal == 6
     limit = n_hand if whole else n_hand - 1
     forced = pending if pending >= 0 else hint
-    cards, _ = search_contract(lo, hi, jk, n_c, c_mask, c_info, sets, runs, whole, forced, limit, out, ws)
+    # The turn lists candidates for the contract only once _no_contract
+    # found this very hand (and card) not ruled out: it holds the sets and
+    # the runs apart (packed).
+    cards, _ = search_contract(lo, hi, jk, n_c, c_mask, c_info, sets, runs, whole, forced, limit, out, ws, True)
     if cards < 0:
         return n_act
     n_before = n_act
