@@ -67,6 +67,35 @@ def test_compiled_best_opening_of_the_rule_book_examples():
     assert M.best_opening_points(*M.hand_words(cards.parse("A♥ 2♥ 3♥")), 3, True, False) == 6
 
 
+@pytest.mark.parametrize("name", ["rami51", "basic", "contrat"])
+def test_compiled_listing_is_the_rules_reference_candidates(name):
+    # The compiled listing of a hand's melds (each as its naturals' mask and
+    # whether a joker completes it) holds exactly the melds the rules
+    # reference finds: the meld search, the contract search and every bit
+    # test checked against the listing stand on it.
+    r = rules.preset(name)
+    deck = cards.deck(r.decks, r.n_jokers)
+    rng = np.random.default_rng(12)
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    with_jokers = 0
+    for _ in range(1500):
+        hand = [deck[j] for j in rng.choice(len(deck), int(rng.integers(3, 16)), replace=False)]
+        lo, hi, jk = M.hand_words(hand)
+        n = M.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
+        listed = {(int(c_mask[k]), int(c_info[k, M.I_JOKER])) for k in range(n)}
+        expected = set()
+        for key in rules.candidate_melds(hand, r):
+            mask = 0
+            for code in key:
+                if code != cards.JOKER:
+                    mask |= 1 << code
+            expected.add((mask, key.count(cards.JOKER)))
+        assert listed == expected, cards.format(hand)
+        with_jokers += any(j for _, j in expected)
+    assert with_jokers > (100 if r.n_jokers else -1)
+
+
 def test_quick_meld_tests_agree_with_enumeration():
     rng = np.random.default_rng(3)
     c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
