@@ -181,26 +181,15 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         if ace_high and (ranks & 1):
             ranks |= 1 << 13
         # A run's first min_run positions are all held, or (joker) all but
-        # one: bit s of ``first`` says so of positions s + 1 .. s + min_run.
-        # The windows starting elsewhere stop below min_run cards, listing
-        # nothing, and most suits of a hand have no such start at all.
-        if use_joker:
-            if popcount(ranks) + 1 < min_run:
-                continue
-            once = 0  # some position missing
-            twice = 0  # two missing
-            for i in range(min_run):
-                x = ~(ranks >> i)
-                twice |= once & x
-                once |= x
-            first = ~twice
-        else:
-            first = ranks
-            for i in range(1, min_run):
-                first &= ranks >> i
+        # one: bit s of ``first`` says so of positions s + 1 .. s + min_run,
+        # the window ending within the suit. The windows starting elsewhere
+        # stop below min_run cards, listing nothing, and most suits of a
+        # hand have no such start at all.
+        if use_joker and popcount(ranks) + 1 < min_run:
+            continue
+        first = np.int64(_window_starts(np.uint64(ranks), min_run, ace_high, use_joker))
         # A window starts on a card of the hand, or (joker) just before one.
         starts = (ranks | ((ranks >> 1) if use_joker else 0)) & first
-        starts &= (1 << top) - 1
         if starts == 0:
             continue
         while starts:
@@ -273,25 +262,13 @@ def card_in_meld(lo, jk, code, min_run, ace_high):
     others = popcount(lo & (SUIT_ONES << np.uint64(rank - 1)) & ~bit(code))
     if others >= 2 or (others >= 1 and jk > 0):
         return True
-    top = 14 if ace_high else 13
     ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << (rank - 1))
     if ace_high and (ranks & 1):
         ranks |= 1 << 13
-    # Bit s of ``starts``: the window of positions s + 1 .. s + min_run
-    # ends by ``top`` and holds every position, or all but one with a joker.
-    if jk > 0:
-        once = 0  # some position of the window is missing
-        twice = 0  # two are
-        for i in range(min_run):
-            x = ~(ranks >> i)
-            twice |= once & x
-            once |= x
-        starts = ~twice
-    else:
-        starts = ranks
-        for i in range(1, min_run):
-            starts &= ranks >> i
-    starts &= (1 << (top - min_run + 1)) - 1
+    # Bit s of ``starts``: the window of positions s + 1 .. s + min_run ends
+    # within the suit and holds every position, or all but one with a joker
+    # (the suit's positions are field 0 of a word of positions).
+    starts = np.int64(_window_starts(np.uint64(ranks), min_run, ace_high, jk > 0))
     # The windows holding the card start at most min_run - 1 places below it
     # (the ace also at position 14 when it ranks high).
     below = (1 << min_run) - 1
