@@ -120,6 +120,7 @@ from sim.engine.state import threshold as _threshold
 from sim.engine.policies import (
     KIND_HEURISTIC,
     P_DISCARD,
+    P_TAKE_NEAR,
     choose_action,
     choose_discard,
     choose_may_i,
@@ -1045,7 +1046,9 @@ def play_turn(
                 table_mask, joker_fits = _table_accepts(g)
                 on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
                 can_add = opened or rules.add_before_opening
-                fill_view(rules, g, seats, h_n, h_jk, seat, view)
+                if kind != KIND_HEURISTIC or par[P_TAKE_NEAR] > 0:
+                    # The heuristic policy reads the view only to weigh a near card.
+                    fill_view(rules, g, seats, h_n, h_jk, seat, view)
                 take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
                                    lo, h_hi[seat], pub, view)
         if take:
@@ -1131,9 +1134,9 @@ def play_turn(
         return TURN_OUT
 
     # Discarding.
-    fill_view(rules, g, seats, h_n, h_jk, seat, view)
     code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
-                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits)
+                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits,
+                    seats, h_n, h_jk)
     _drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
     pile[g[G_PILE]] = code
     g[G_PILE] += 1
@@ -1259,9 +1262,12 @@ def _take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
 
 @kernel(inline="always")
 def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
-             legal, penalty, fits):
+             legal, penalty, fits, seats, h_n, h_jk):
+    """The card ``seat`` throws; the observation ``view`` is filled only for
+    a policy that reads it (the greedy discard from masks does not)."""
     if kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
         return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
+    fill_view(rules, g, seats, h_n, h_jk, seat, view)
     n = legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits)
     table_mask, joker_fits = _table_accepts(g)
     return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
