@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import strategies as S
 from sim import cards
 from sim.engine import melds as M
 from sim.engine import play as E
+from sim.engine.layout import A_TYPE, ACT_STOP
 from sim.engine.params import kernel_rules
+from sim.engine.state import G_FIRST, G_TURN, S_OPENED
 from sim.rules import preset
 
 DECK = cards.deck(2, 4)
@@ -45,3 +48,43 @@ def test_the_highest_penalty_is_the_first_highest_card():
         codes = [c for c in range(52) if int(lo) >> c & 1]
         worth = [E.card_penalty(c, r) for c in codes]
         assert E._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
+
+
+def test_stop_only_is_a_listing_of_stopping_alone():
+    # The turn of a heuristic player skips listing its actions when
+    # _stop_only says stopping is all it may do: checked on the hand of the
+    # seat to move at every turn of real rounds (table melds, jokers on the
+    # table and opened seats included) against the listing itself.
+    compared = [0, 0]
+    for name in ("rami51", "basic", "contrat", "rami51-ducale"):
+        r = kernel_rules(preset(name, players=4))
+        kinds, params = S.parameter_arrays([S.get("greedy").for_game(preset(name).game)] * 4, E.MAX_SEATS)
+        ws = M.workspace()
+        for game in range(12):
+            st = E.make_buffers()
+            g = np.zeros(E.N_G, dtype=np.int64)
+            ev = np.zeros((1, E.N_EV), dtype=np.int32)
+            policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+            deck_rng = np.zeros(1, dtype=np.uint64)
+            E.start_round(r, game, np.uint64(5), 0, st, g, ev, policy_rng, deck_rng, np.zeros(0, dtype=np.int64))
+            for _ in range(400):
+                seat = (g[G_FIRST] + g[G_TURN]) % r.players
+                lo, hi, jk, n = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat]
+                opened = st.seats[seat, S_OPENED] == 1
+                saved = g.copy()
+                n_act = E.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.c_mask,
+                                            st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act,
+                                            st.facts, st.r_mask, st.r_info, ws)
+                listed = g[E.G_NCAND]
+                g[:] = saved
+                alone = bool(n_act == 1 and st.act[0, A_TYPE] == ACT_STOP)
+                if E._stop_only(r, g, lo, jk, opened):
+                    # Never skips a laying, and the discard finds no melded
+                    # card either way (no candidate listed, or none to list).
+                    assert alone and listed <= 0
+                    compared[1] += 1
+                else:
+                    compared[0] += 1
+                if E.step_turn(r, kinds, params, st, ws, g, ev, policy_rng, deck_rng) != E.TURN_NEXT:
+                    break
+    assert min(compared) > 500

@@ -564,6 +564,24 @@ def enumerate_actions(
     return n_act
 
 
+@kernel(inline="always")
+def _stop_only(rules, g, lo, jk, opened):
+    """Whether :func:`enumerate_actions` would list stopping alone for the hand ``(lo, jk)``, no card pending.
+
+    No meld in the hand (so no opening, contract or new meld: the listing
+    finds no candidate, ``G_NCAND`` 0, and the discard's melded cards are
+    none either way), no card of it the table takes when it may add, and
+    no natural taking back a table joker once opened.
+    """
+    if holds_meld(lo, jk, rules.min_run, rules.ace_high):
+        return False
+    if opened or rules.add_before_opening:
+        table_mask, joker_fits = _table_accepts(g)
+        if (lo & table_mask) != ZERO or (jk > 0 and joker_fits):
+            return False
+    return not (opened and rules.jokers > 0 and _hand_recovers(g, lo))
+
+
 @kernel
 def _hand_recovers(g, lo):
     """Whether some natural of the hand ``lo`` takes back a table joker: checked before listing recoveries,
@@ -1094,6 +1112,14 @@ def play_turn(
     reuse = taken >= 0 and cached >= 0
     while True:
         opened = seats[seat, S_OPENED] == 1
+        if (not reuse and pending < 0 and kind == KIND_HEURISTIC
+                and _stop_only(rules, g, h_lo[seat], h_jk[seat], opened)):
+            # Stopping is all the hand may do, which the listing would find
+            # (stop alone), and the heuristic policy stops then.
+            g[G_NCAND] = 0
+            if not opened:
+                seats[seat, S_NO_OPEN] = 1
+            break
         if reuse:
             n_act = cached
             reuse = False
