@@ -32,9 +32,9 @@ import polars as pl
 import strategies as strategy_lib
 from sim import store
 from sim.engine import play as E
+from sim.engine import warm
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
-from sim.engine import warm
 from sim.engine.warm import ensure_compiled
 from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
 from sim.trace import events_to_dicts
