@@ -147,10 +147,9 @@ def _check_count(name: str, value: Any, minimum: int) -> int:
 
 def _fixed_rows(kr, max_rounds: int) -> int | None:
     """Result rows per game when every game has the same number of rounds
-    (basic rummy, contrat: see :func:`sim.engine.play.game_rows`), else None."""
-    if kr.game_rounds <= 0:
-        return None
-    return min(max_rounds, kr.game_rounds) * kr.players
+    (basic rummy, contrat), as the kernel counts them
+    (:func:`sim.engine.play.game_rows`), else None."""
+    return int(E.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
 
 
 def _run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,

@@ -44,8 +44,7 @@ def _run_python(code: str) -> subprocess.CompletedProcess:
 
 def test_rami_simulate_says_it_is_compiling_while_the_engine_is_not_ready(tmp_path):
     # The CLI's first simulation goes through sim.simulate, which makes the
-    # engine ready itself: the notice must still reach the terminal, once,
-    # before the summary.
+    # engine ready itself: the notice must still reach the terminal, once.
     run = _run_python(
         "import sim.engine.warm as w; w.NOTICE_AFTER = 0\n"
         "from sim.cli import main\n"

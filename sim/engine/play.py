@@ -579,7 +579,7 @@ def _stop_only(rules, g, lo, jk, opened):
         table_mask, joker_fits = _table_accepts(g)
         if (lo & table_mask) != ZERO or (jk > 0 and joker_fits):
             return False
-    return not (opened and rules.jokers > 0 and _hand_recovers(g, lo))
+    return not (opened and _hand_recovers(g, lo))  # no recovering natural without jokers
 
 
 @kernel
@@ -1531,7 +1531,8 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             res[R_BLOCKED, n_res] = blocked
             # A round stopped by the turn cap or a closed table stops before
             # the next turn begins; any other ends in a turn begun.
-            res[R_TURNS, n_res] = g[G_TURN] if blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED else g[G_TURN] + 1
+            stopped_before_turn = blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED
+            res[R_TURNS, n_res] = g[G_TURN] if stopped_before_turn else g[G_TURN] + 1
             res[R_TOTAL, n_res] = totals[s]
             res[R_TAKES, n_res] = seats[s, S_TAKES]
             res[R_HAND_VALUE, n_res] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
@@ -1652,7 +1653,7 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
 
 @entry
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
-    """Play games ``first_game .. first_game + n_games - 1`` into ``res`` (shape ``(N_R, rows)``) from row ``first_row``.
+    """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``.
 
     Returns ``(games_done, end_row)``: fewer games than asked when ``res``
     filled; the games' rows are ``res[:, first_row:end_row]``. Batches of
@@ -1686,7 +1687,7 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_ro
     """
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
-    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the type play_games passes: one machine function
+    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the rows the batch writes, as it types them
     game_kinds = kinds.copy()
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
