@@ -774,7 +774,10 @@ class _Replay:
         if rnd.first_lay_turn[seat] is None:
             rnd.first_lay_turn[seat] = rnd.turn
         hand = rnd.hands[seat]
-        if rnd.taken is not None and hand and set(hand) == {rnd.taken}:
+        # While a recovered joker waits to be laid again, the hand is between
+        # two layings of one move: the next laying must lay that joker (item
+        # 17), and item 12 is checked after it, on the hand the move leaves.
+        if rnd.taken is not None and rnd.pending_joker is None and hand and set(hand) == {rnd.taken}:
             _fail(f"the laying leaves only copies of {rnd.taken}, the card just taken, in hand: no legal discard is left (item 12)")
         if not hand:
             if r.game == "contrat":
