@@ -11,7 +11,7 @@ import math
 
 from experiments.design import Finding
 
-__all__ = ["difference_sentence", "fmt", "interval_text", "is_share", "level_sentence", "verdict"]
+__all__ = ["difference_sentence", "fmt", "interval_text", "is_share", "level_sentence", "share_digits", "verdict"]
 
 
 def is_share(metric: str) -> bool:
@@ -24,10 +24,22 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if is_share(metric):
-        text = f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+        digits = share_digits(value)
+        text = f"{100 * value:+.{digits}f}" if signed else f"{100 * value:.{digits}f}"
         return text + ("pp" if signed else "%")
     digits = 1 if abs(value) >= 10 else 2
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def share_digits(value: float) -> int:
+    """Decimals a percentage needs to show two significant digits when below 1% (one decimal above, four at most).
+
+    A blocked rate of 0.02% written "0.0%" reads as never; written "0.020%" it reads as rare.
+    """
+    percent = abs(100 * value)
+    if percent >= 1 or percent == 0:
+        return 1
+    return min(4, 1 - math.floor(math.log10(percent)))
 
 
 def interval_text(f: Finding, signed: bool = False) -> str:
