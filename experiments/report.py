@@ -25,7 +25,7 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_document", "write_index",
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "edition_config", "write_document", "write_index",
            "write_page"]
 
 SEEDS = (1, 2)
@@ -74,20 +74,29 @@ def agreement(first: Finding, second: Finding) -> bool:
     return same_side and overlap
 
 
-def same_reading(first: str, second: str) -> bool:
-    """Whether two conclusion sentences say the same thing but for their numbers.
+def claims(module: ModuleType, findings: Sequence[Finding], config: design.Config) -> dict[str, str]:
+    """What a page concludes, as words without numbers: the module's ``claims``, else each comparison's verdict.
 
-    The wording follows the intervals (which arm does better, or no
-    measurable difference), so two seeds whose sentences differ once every
-    number is masked read the experiment differently.
+    Two seeds read an experiment the same way when their claims are equal:
+    which arms differ and which way, which variants change a measure. A
+    count ("7 of 11 variants") is a claim about which variants, so two seeds
+    whose lists differ are flagged even when the sentences look alike.
     """
-    number = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
-    listed = re.compile(r"#(?:(?:, | or | and )#)+")  # "12 or 13", "2, 3, 4" read as one number
+    if hasattr(module, "claims"):
+        return module.claims(list(findings), config)
+    out = {}
+    for f in findings:
+        if len(f.arms) == 2 or f.headline:
+            where = f" ({f.group})" if f.group else ""
+            out[f"{f.metric}{where}: {' − '.join(f.arms)}"] = {"higher": "higher", "lower": "lower",
+                                                                  "none": "no measurable difference"}[wording.verdict(f)]
+    return out
 
-    def masked(text: str) -> str:
-        return listed.sub("#", number.sub("#", text))
 
-    return masked(first) == masked(second)
+def compare_claims(first: dict[str, str], second: dict[str, str]) -> list[tuple[str, str, str, bool]]:
+    """Each claim of either seed: ``(claim, first's answer, second's, whether they are the same)``."""
+    keys = list(first) + [k for k in second if k not in first]
+    return [(k, first.get(k, "n/a"), second.get(k, "n/a"), first.get(k) == second.get(k)) for k in keys]
 
 
 def _relative(f: Finding) -> bool:
@@ -119,13 +128,19 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     blocks.append(("p", note))
     blocks.append(("h2", "Conclusion"))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
-    if len(runs) == 1:
-        blocks.append(("ul", first.conclusions))
-    else:
+    blocks.append(("ul", first.conclusions))
+    if len(runs) > 1:
         second = runs[1]
-        rows = [[a, b, "yes" if same_reading(a, b) else "⚠ no"]
-                for a, b in zip(first.conclusions, second.conclusions)]
-        blocks.append(("table", [f"seed {first.config.seed}", f"seed {second.config.seed}", "same reading"], rows))
+        rows = compare_claims(claims(module, first.findings, first.config),
+                              claims(module, second.findings, second.config))
+        differ = sum(1 for *_, same in rows if not same)
+        blocks.append(("h2", "Do the two seeds read it the same way?"))
+        blocks.append(("p", f"Each claim of the page, as seed {first.config.seed} and seed {second.config.seed} "
+                            "answer it from their own findings (numbers aside: which arms differ, which way). "
+                            + (f"⚠ {differ} of {len(rows)} claims differ: read those as not settled at this size."
+                               if differ else f"The two seeds make the same {len(rows)} claims.")))
+        blocks.append(("table", ["claim", f"seed {first.config.seed}", f"seed {second.config.seed}", "same"],
+                       [[k, a, b, "yes" if same else "⚠ no"] for k, a, b, same in rows]))
         head = [f for f in disagree if f.headline or len(f.arms) == 2]
         if disagree:
             blocks.append(("p", f"⚠ The two seeds disagree on {len(disagree)} of {len(first.findings)} findings "
@@ -329,8 +344,12 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
         disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
         wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
         lines = [c["conclusions"] for c in summaries]
-        differ = sum(1 for a, b in zip(*lines) if not same_reading(a, b)) if len(lines) > 1 else 0
-        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, differ))
+        module = experiments.load(name)
+        said = [claims(module, found, module.Config.from_dict(summary["config"]))
+                for found, summary in zip(runs, summaries)]
+        compared = compare_claims(*said) if len(said) > 1 else []
+        differ = sum(1 for *_, same in compared if not same)
+        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, (differ, len(compared))))
     edition = "quick edition" if quick else "full edition"
     command = "rami report --quick" if quick else "rami report"
     blocks: list[Block] = [
@@ -342,8 +361,8 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
     ]
     rows = []
     for name, title, conclusions, n, disagree, differ in entries:
-        reading = (f"⚠ {differ} of {len(conclusions)} conclusions read differently" if differ
-                   else "every conclusion reads the same")
+        reading = (f"⚠ {differ[0]} of {differ[1]} claims differ" if differ[0]
+                   else f"the same {differ[1]} claims")
         findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
             else "all findings agree"
         seeds_text = f"{reading}; {findings_text}"

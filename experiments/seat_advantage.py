@@ -21,7 +21,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import NormalDist
 
 import polars as pl
 from matplotlib.figure import Figure
@@ -123,11 +122,8 @@ def family_intervals(findings: list[Finding], metric: str) -> dict[tuple[str, st
     rows = [f for f in findings if f.metric == metric]
     for game in TABLES:
         family = [f for f in rows if f.arms[0].startswith(f"{game},")]
-        z = NormalDist().inv_cdf(1 - 0.025 / max(len(family), 1))
         for f in family:
-            e = f.estimate
-            half = (e.normal_high - e.normal_low) / 2 * z / 1.96
-            out[(f.arms[0], f.group)] = (e.estimate - half, e.estimate + half)
+            out[(f.arms[0], f.group)] = stats.simultaneous_interval(f.estimate, len(family))
     return out
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -29,6 +30,7 @@ __all__ = [
     "paired_difference",
     "ratio_bootstrap_interval",
     "ratio_estimate",
+    "simultaneous_interval",
     "survival_curve",
     "unpaired_difference",
 ]
@@ -181,11 +183,34 @@ class Estimate:
 
     @property
     def excludes_zero(self) -> bool:
-        """Both intervals lie on one side of zero."""
+        """Both intervals lie on one side of zero, and the bootstrap's has a width.
+
+        An interval of no width comes from a quantity that took one value in
+        every resampled game (a rate never or always met, a difference
+        fixed by construction): the resampling measured no variation, so it
+        cannot tell a difference from chance.
+        """
+        if self.high <= self.low:
+            return False
         return (self.low > 0 and self.normal_low > 0) or (self.high < 0 and self.normal_high < 0)
 
     def to_dict(self) -> dict[str, float | int | str]:
         return asdict(self)
+
+
+def simultaneous_interval(e: Estimate, family: int, level: float = 0.95) -> tuple[float, float]:
+    """The normal interval of ``e`` widened so that ``family`` such intervals hold together at ``level``.
+
+    Bonferroni: each interval at ``1 - (1 - level) / family``. A claim about a
+    family ("some variant changes it", "some seat wins more") is a claim
+    about all its members at once; at 95% each, eleven intervals cross zero
+    by chance about half the time.
+    """
+    if family < 1:
+        raise ValueError(f"family must be at least 1, got {family!r}")
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2 / family)
+    half = (e.normal_high - e.normal_low) / 2 * z / NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return e.estimate - half, e.estimate + half
 
 
 def _linearised(totals: np.ndarray, counts: np.ndarray) -> tuple[float, np.ndarray]:

@@ -24,6 +24,8 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if is_share(metric):
+        if value == 0:
+            return "0pp" if signed else "0%"
         digits = share_digits(value)
         text = f"{100 * value:+.{digits}f}" if signed else f"{100 * value:.{digits}f}"
         return text + ("pp" if signed else "%")
@@ -68,6 +70,10 @@ def difference_sentence(f: Finding, a: str, b: str) -> str:
     e = f.estimate
     where = f" ({f.group})" if f.group else ""
     size = f"{e.clusters:,} {e.unit}s"
+    if e.high <= e.low:
+        return (f"No measurable difference in {f.metric}{where} between {a} and {b}: "
+                f"{fmt(f.metric, e.estimate, True)} in every resampling of the {size} (the quantity took one value "
+                "game after game, so the resampling measures no chance variation to compare it with).")
     if verdict(f) == "none":
         return (f"No measurable difference in {f.metric}{where} between {a} and {b}: "
                 f"{fmt(f.metric, e.estimate, True)} (95% interval {interval_text(f, True)}, "
