@@ -303,6 +303,12 @@ def run_forks(module: ModuleType, config: ForkConfig, out: Path | None = None,
 # ------------------------------------------------------------------ the page
 
 
+ESTIMAND = ("a position's value is the mean over its trials of the seat's round points after one choice minus "
+            "after the other; the figure is the mean over positions (a ratio of sums over games: the games' "
+            "summed position values over their positions, so a game offering more positions weighs more).")
+"""The estimand the page header names."""
+
+
 def edition_note(results: design.Results, quick: bool) -> str:
     """The page's opening note: what was played, and what the intervals resample."""
     c, p = results.config, results.provenance

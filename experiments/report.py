@@ -30,6 +30,13 @@ __all__ = ["agreement", "build_report", "claims", "compare_claims", "edition_con
 
 SEEDS = (1, 2)
 
+ESTIMAND = ("a figure per round (points, turns, a rate of rounds or seat-rounds) is a ratio of sums over "
+            "games: all the games' totals over all their rounds, so a game of more rounds weighs more, and "
+            "each deal played counts once; a share of games is a mean over games. Where the number of rounds "
+            "is fixed (Rami contrat, basic rummy) it is also the mean of the games' own averages; in Rami 51, "
+            "played to 500 points, the two differ (docs/experiments.md, \"The estimand\").")
+"""The page header's estimand, unless an experiment names its own (``ESTIMAND``)."""
+
 Block = tuple  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
 
 
@@ -126,6 +133,7 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     if hasattr(module, "edition_note"):  # an experiment that is not played as arms says what it played
         note = module.edition_note(first, quick)
     blocks.append(("p", note))
+    blocks.append(("p", "Estimand: " + getattr(module, "ESTIMAND", ESTIMAND)))
     blocks.append(("h2", "Conclusion"))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
     blocks.append(("ul", first.conclusions))

@@ -51,6 +51,11 @@ class Config(design.Config):
 
 QUICK = {"games": 200}
 
+ESTIMAND = ("the share of players opened by their own turn t is one minus the Kaplan-Meier survival at t, pooled "
+            "over every seat-round of every game (each seat-round counts once, so a game of more rounds weighs "
+            "more; a round that ended before turn t leaves the count at its last turn, not as a failure to open); "
+            "intervals resample whole games.")
+
 
 def arm_name(threshold: int, players: int) -> str:
     return f"threshold {threshold}, {players} players"
