@@ -71,6 +71,7 @@ def test_survival_curve_by_hand():
     events = np.array([[0, 1, 0, 0], [0, 0, 0, 0]])
     at_risk = np.array([[1, 1, 0, 0], [1, 1, 1, 0]])
     curve, low, high, median, by = stats.survival_curve(events, at_risk, 0, 100, by_time=2)
+    assert stats.survival_curve(events, at_risk, 0, 100, by_time=(1, 2))[4][1] == by
     assert curve.tolist() == [1.0, 0.5, 0.5, 0.5]
     assert median.estimate == 2.0 and by.estimate == 0.5
     assert (low <= curve + 1e-12).all() and (curve <= high + 1e-12).all()
