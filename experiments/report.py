@@ -25,7 +25,7 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "claims", "compare_claims", "edition_config", "write_document", "write_index",
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "write_document", "write_index",
            "write_page"]
 
 SEEDS = (1, 2)
@@ -106,6 +106,29 @@ def compare_claims(first: dict[str, str], second: dict[str, str]) -> list[tuple[
     return [(k, first.get(k, "n/a"), second.get(k, "n/a"), first.get(k) == second.get(k)) for k in keys]
 
 
+def difference_table(runs: Sequence[Results], metrics: Sequence[str], label: Callable[[Finding], str]) -> Block:
+    """One table of every comparison of ``runs[0]``: a row per comparison, a column per metric.
+
+    A cell is the difference (first arm minus second) with its 95%
+    interval, marked "better" or "worse" where the interval excludes zero
+    and the metric has a better side; "⚠" where another seed's verdict
+    differs. ``label(finding)`` names a row.
+    """
+    others = [{_key(f): f for f in r.findings} for r in runs[1:]]
+    rows: dict[tuple, list[str]] = {}
+    for f in runs[0].findings:
+        if len(f.arms) != 2 or f.metric not in metrics:
+            continue
+        row = rows.setdefault((f.arms, f.group), [label(f)] + ["n/a"] * len(metrics))
+        mark = ""
+        if wording.verdict(f) != "none" and f.better:
+            mark = " better" if (f.estimate.estimate < 0) == (f.better == "lower") else " worse"
+        if any(_key(f) in o and wording.verdict(o[_key(f)]) != wording.verdict(f) for o in others):
+            mark += " ⚠"
+        row[1 + list(metrics).index(f.metric)] = _cell(f) + mark
+    return ("table", ["", *metrics], list(rows.values()))
+
+
 def _relative(f: Finding) -> bool:
     """Whether ``f`` is measured against zero (a difference, or a level above a reference)."""
     return len(f.arms) == 2 or " above " in f.metric or " minus " in f.metric
@@ -134,9 +157,11 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
         note = module.edition_note(first, quick)
     blocks.append(("p", note))
     blocks.append(("p", "Estimand: " + getattr(module, "ESTIMAND", ESTIMAND)))
-    blocks.append(("h2", "Conclusion"))
+    blocks.insert(1, ("h2", "Conclusion"))
+    blocks.insert(2, ("p", " ".join(first.conclusions)))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
-    blocks.append(("ul", first.conclusions))
+    if hasattr(module, "page_blocks"):  # the experiment's tables: one per question
+        blocks.extend(module.page_blocks(list(runs)))
     if len(runs) > 1:
         second = runs[1]
         rows = compare_claims(claims(module, first.findings, first.config),
@@ -156,8 +181,6 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
                                 "read those as not settled at this size."))
         else:
             blocks.append(("p", f"The two seeds agree on all {len(first.findings)} findings."))
-    if hasattr(module, "page_blocks"):  # sections of the experiment's own
-        blocks.extend(module.page_blocks(list(runs)))
     blocks.append(("h2", "Figures"))
     for fig_name in first.provenance.get("figures", []):
         blocks.append(("fig", fig_name, f"{fig_name} (seed {first.config.seed})"))

@@ -140,7 +140,18 @@ def claims(findings: list[Finding], config: Config) -> dict[str, str]:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    lines = []
+    points = changes(findings, "points per round")
+    diffs = {f.arms[0]: f for f in findings if f.metric == "points per round" and len(f.arms) == 2}
+    moved = sorted((v for v, (d, _) in points.items() if d != "none"), key=lambda v: -abs(diffs[v].estimate.estimate))
+    still = [v for v, (d, _) in points.items() if d == "none"]
+    lead = (f"For {config.players} greedy players of {wording.game_name(config.ruleset)}, the house rule that matters "
+            f"most is '{moved[0]}' ({wording.fmt('points', diffs[moved[0]].estimate.estimate, True)} points per "
+            f"round, 95% interval {wording.interval_text(diffs[moved[0]], True)}); {len(moved)} of {len(diffs)} "
+            "variants change the points per round") if moved else \
+        f"For {config.players} greedy players of {wording.game_name(config.ruleset)}, no variant changes the points per round measurably"
+    lead += (f", while {', '.join(repr(v) for v in still)} leave{'s' if len(still) == 1 else ''} it unchanged "
+             "within the intervals." if still else ".")
+    lines = [lead]
     for metric in METRICS:
         found = changes(findings, metric)
         diffs = {f.arms[0]: f for f in findings if f.metric == metric and len(f.arms) == 2}

@@ -11,7 +11,7 @@ import math
 
 from experiments.design import Finding
 
-__all__ = ["difference_sentence", "fmt", "interval_text", "is_share", "level_sentence", "share_digits", "verdict"]
+__all__ = ["difference_sentence", "fmt", "game_name", "interval_text", "is_share", "level_sentence", "share_digits", "verdict"]
 
 
 def is_share(metric: str) -> bool:
@@ -31,6 +31,14 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
         return text + ("pp" if signed else "%")
     digits = 1 if abs(value) >= 10 else 2
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+GAME_NAMES = {"rami51": "Rami 51", "contrat": "Rami contrat", "basic": "basic rummy"}
+
+
+def game_name(ruleset: str) -> str:
+    """A preset's name as a player says it ("Rami 51"); a ruleset file's name as given."""
+    return GAME_NAMES.get(ruleset, ruleset)
 
 
 def share_digits(value: float) -> int:
