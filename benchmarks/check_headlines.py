@@ -237,13 +237,16 @@ def main(argv: list[str] | None = None) -> int:
             continue
         mine = compute()
         scale = 100.0 if any(w in metric for w in ("share", "rounds with")) else 1.0
-        unit = "pp" if scale == 100.0 else ""
         ok, z = _agree(reported, mine)
         agreed += ok
         total += 1
 
+        signed = len(arms) == 2 or " above " in metric
+        sign = "+" if signed else ""
+        unit = ("pp" if signed else "%") if scale == 100.0 else ""
+
         def fmt(e: float, lo: float, hi: float) -> str:
-            return f"{scale * e:+.2f}{unit} ({scale * lo:+.2f} to {scale * hi:+.2f})"
+            return f"{scale * e:{sign}.2f}{unit} ({scale * lo:{sign}.2f} to {scale * hi:{sign}.2f})"
 
         print(f"    report {fmt(reported['estimate'], reported['low'], reported['high'])}   "
               f"recomputed {fmt(*mine)}   agree: {'yes' if ok else 'NO'} (z {z:.2f})")
