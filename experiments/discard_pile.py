@@ -78,13 +78,33 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    lines = [wording.difference_sentence(f, "a player who never takes the discard",
-                                         "one who takes it when it helps")
-             for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    costs = "; ".join(f"{wording.fmt(f.metric, f.estimate.estimate, True)} points per round under {f.group} "
+                      f"(95% interval {wording.interval_text(f, True)})" for f in diffs)
+    table = f"In {wording.game_name(config.ruleset)} at a table of {config.players} greedy players"
+    if diffs and all(wording.verdict(f) == "higher" for f in diffs):
+        head = f"{table}, take the discard when it helps: never taking it costs {costs}."
+    elif diffs and all(wording.verdict(f) == "lower" for f in diffs):
+        head = f"{table}, never taking the discard pays: {costs}."
+    else:
+        head = f"{table}, never taking the discard against taking it when it helps: {costs}."
+    lines = [head]
     for f in findings:
         if len(f.arms) == 1 and f.metric == "discard takes per round" and f.arms[0].endswith("helps"):
-            lines.append(wording.level_sentence(f, "a greedy player takes the discard"))
+            lines.append(f"A greedy player takes it {wording.fmt(f.metric, f.estimate.estimate)} times per round "
+                         f"under {f.arms[0].split(':')[0]} (95% interval {wording.interval_text(f)}).")
+    games = diffs[0].estimate.clusters if diffs else 0
+    lines.append(f"Every interval is 95% over {games:,} games, each habit played from every seat of every deal.")
     return lines
+
+
+def page_blocks(runs: list[design.Results]) -> list[tuple]:
+    from experiments import report
+
+    return [("h2", "Never taking against taking when it helps"),
+            ("p", "The player who never takes, minus the same player taking when it helps, on the same deals "
+                  "(95% interval); points are a penalty, fewer is better."),
+            report.difference_table(runs, list(MEASURES), lambda f: f.group)]
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:

@@ -257,6 +257,18 @@ def breakdown_findings(fork: Fork, frame: pl.DataFrame, config: ForkConfig,
 def conclusions(fork: Fork, findings: list[Finding]) -> list[str]:
     """The sentences on every position: the cost in round points and the change in going out."""
     lines = []
+    head = next((f for f in findings if f.metric == HEADLINE and not f.group), None)
+    if head is not None:
+        e = head.estimate
+        if wording.verdict(head) == "higher":
+            lines.append(f"At this decision, prefer {fork.now}: {fork.other} costs {wording.fmt(head.metric, e.estimate)} "
+                         f"round points on average (95% interval {wording.interval_text(head)}).")
+        elif wording.verdict(head) == "lower":
+            lines.append(f"At this decision, prefer {fork.other}: it saves {wording.fmt(head.metric, -e.estimate)} round "
+                         f"points on average over {fork.now} (95% interval {wording.interval_text(head, True)}).")
+        else:
+            lines.append(f"At this decision, {fork.now} and {fork.other} are worth the same at this size "
+                         f"(95% interval {wording.interval_text(head, True)}).")
     for f in findings:
         if f.metric in (HEADLINE, OUT_RATE) and not f.group:
             lines.append(wording.difference_sentence(f, fork.other, fork.now))
@@ -301,6 +313,12 @@ def run_forks(module: ModuleType, config: ForkConfig, out: Path | None = None,
 
 
 # ------------------------------------------------------------------ the page
+
+
+ESTIMAND = ("a position's value is the mean over its trials of the seat's round points after one choice minus "
+            "after the other; the figure is the mean over positions (a ratio of sums over games: the games' "
+            "summed position values over their positions, so a game offering more positions weighs more).")
+"""The estimand the page header names."""
 
 
 def edition_note(results: design.Results, quick: bool) -> str:

@@ -93,18 +93,46 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
+    sizes = f"{min(config.players)} to {max(config.players)}" if len(config.players) > 1 else str(config.players[0])
     lines = []
-    for f in findings:
-        if len(f.arms) == 2 and f.metric == "points per round":
-            habit = f.arms[0].split(": ", 1)[1]
-            lines.append(wording.difference_sentence(f, f"a player who {habit}", "one who lays them at once"))
-    for habit in HABITS:
-        for metric in ("share of rounds ending with a joker in hand", "joker points in hand per round"):
-            f = next((f for f in findings if len(f.arms) == 1 and f.metric == metric
-                      and f.arms[0] == arm_name(_middle(config), habit)), None)
-            if f is not None:
-                lines.append(wording.level_sentence(f, f"a player who {HABITS[habit]}"))
-    return lines
+    verbs = []
+    for habit in (1, 2):
+        diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"
+                 and f.arms[0].endswith(HABITS[habit])]
+        if not diffs:
+            continue
+        worse = sum(wording.verdict(f) == "higher" for f in diffs)
+        better = sum(wording.verdict(f) == "lower" for f in diffs)
+        low = min(f.estimate.estimate for f in diffs)
+        high = max(f.estimate.estimate for f in diffs)
+        verbs.append((habit, worse, better, len(diffs)))
+        lines.append(f"{HABITS[habit][0].upper() + HABITS[habit][1:]}: {wording.fmt('points', low, True)} to "
+                     f"{wording.fmt('points', high, True)} points per round against laying them at once "
+                     f"(measurably more at {worse}, fewer at {better} of {len(diffs)} table sizes).")
+    if verbs and all(worse == n for _, worse, _, n in verbs):
+        head = (f"In {wording.game_name(config.ruleset)} at a table of {sizes} greedy players, lay your jokers as "
+                "soon as they help: keeping them costs points at every table size measured.")
+    elif verbs and not any(better for _, _, better, _ in verbs) and any(worse for _, worse, _, _ in verbs):
+        head = (f"In {wording.game_name(config.ruleset)} at a table of {sizes} greedy players, lay your jokers as "
+                "soon as they help: keeping them never scores measurably fewer points, and costs points at "
+                f"{sum(w for _, w, _, _ in verbs)} of the {sum(n for *_, n in verbs)} habits and table sizes measured.")
+    elif verbs and any(better for _, _, better, _ in verbs):
+        head = (f"In {wording.game_name(config.ruleset)} at a table of {sizes} greedy players, keeping jokers pays "
+                "at some table sizes (the table below says which).")
+    else:
+        head = (f"In {wording.game_name(config.ruleset)} at a table of {sizes} greedy players, keeping jokers does "
+                "not measurably beat laying them at once.")
+    games = findings[0].estimate.clusters if findings else 0
+    return [head, *lines, f"Every interval is 95% over {games:,} games per habit and table size."]
+
+
+def page_blocks(runs: list[design.Results]) -> list[tuple]:
+    from experiments import report
+
+    return [("h2", "Each habit against laying jokers at once"),
+            ("p", "The player's difference from laying its jokers at once, on the same deals (95% interval); points "
+                  "are a penalty, fewer is better."),
+            report.difference_table(runs, list(_measures(runs[0].config)), lambda f: f"{f.group}: {f.arms[0].split(': ')[1]}")]
 
 
 def _middle(config: Config) -> int:

@@ -97,6 +97,9 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return forks.figures(FORK, frame, findings, "hand_size", "cards in hand at the decision")
 
 
+ESTIMAND = forks.ESTIMAND
+
+
 def edition_note(results: Results, quick: bool) -> str:
     return forks.edition_note(results, quick)
 

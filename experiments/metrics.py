@@ -29,6 +29,7 @@ __all__ = [
     "per_game_level",
     "per_round",
     "win_shares",
+    "won_round_shares",
 ]
 
 CLUSTER = "game"
@@ -131,6 +132,46 @@ def win_shares(frame: pl.DataFrame | pl.LazyFrame, key: str = "strategy_index") 
         last.group_by("arm", key, CLUSTER)
         .agg(pl.col("share").sum().alias("total"), pl.len().alias("count"))
         .sort("arm", key, CLUSTER)
+        .collect()
+    )
+
+
+def won_round_shares(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Per game, how many rounds someone won and how many of them each place in the turn order won.
+
+    The place is the seat's position after the round's first player
+    (``(seat - first) mod players``: 0 for the first player). A round nobody
+    won (``blocked`` is not ``"none"``: stock turned, table closed, turn
+    cap) counts for no place: the share of won rounds a place wins is
+    ``1/players`` for every place when the order gives no edge, whatever the
+    share of rounds without a winner.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``arm``, ``place`` (int), ``game``, ``total`` (rounds won by
+        that place, float64) and ``count`` (rounds with a winner), one row
+        per arm, place and game, every place of the table present (a place
+        that won nothing has total 0), sorted by arm, place and game.
+    """
+    lf = frame.lazy().with_columns(
+        (pl.col("seat").max().over("arm", "rotation", CLUSTER, "round") + 1).alias("players"),
+        (pl.col("blocked").cast(pl.String) == "none").alias("has_winner"),
+    )
+    rows = lf.filter(pl.col("has_winner")).with_columns(
+        ((pl.col("seat") - pl.col("first")) % pl.col("players")).cast(pl.Int64).alias("place"))
+    won = rows.group_by("arm", "place", CLUSTER).agg(pl.col("went_out").cast(pl.Float64).sum().alias("total"))
+    rounds = rows.filter(pl.col("place") == 0).group_by("arm", CLUSTER).agg(pl.len().alias("count"))
+    places = rows.select("arm", "players").unique().with_columns(
+        pl.int_ranges(0, pl.col("players")).alias("place")).explode("place").select("arm", pl.col("place").cast(pl.Int64))
+    games = lf.select("arm", CLUSTER).unique()
+    return (
+        games.join(places, on="arm")
+        .join(rounds, on=["arm", CLUSTER], how="left")
+        .join(won, on=["arm", "place", CLUSTER], how="left")
+        .with_columns(pl.col("total").fill_null(0.0), pl.col("count").fill_null(0).cast(pl.Int64))
+        .select("arm", "place", CLUSTER, "total", "count")
+        .sort("arm", "place", CLUSTER)
         .collect()
     )
 

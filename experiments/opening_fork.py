@@ -94,6 +94,9 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return forks.figures(FORK, frame, findings, "opening_points", "points of the opening on offer")
 
 
+ESTIMAND = forks.ESTIMAND
+
+
 def edition_note(results: Results, quick: bool) -> str:
     return forks.edition_note(results, quick)
 

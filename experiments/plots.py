@@ -8,6 +8,7 @@ interval, and the axis label says what was resampled.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -25,6 +26,8 @@ def interval_plot(
     xlabel: str,
     title: str = "",
     reference: float | None = 0.0,
+    own_scales: bool = False,
+    percent: bool = False,
 ) -> tuple[Figure, Axes]:
     """One row per estimate: the point and its 95% bootstrap interval.
 
@@ -33,30 +36,86 @@ def interval_plot(
     labels : sequence of str, length n
     estimates : sequence of Estimate, length n
     xlabel : str
-        The metric and its unit.
+        The metric and its unit (wrapped to the figure's width).
     reference : float or None
         A vertical line (zero for differences); None draws none.
+    own_scales : bool
+        One panel per row, each scaled to its own interval, and the value
+        written beside it: for estimates of very different sizes, whose
+        intervals would be invisible on one shared scale.
+    percent : bool
+        Ticks in percent (values are proportions; "pp" for differences).
+
+    Returns
+    -------
+    (fig, ax) : the figure and its first (or only) axes.
     """
     if len(labels) != len(estimates):
         raise ValueError(f"{len(labels)} labels for {len(estimates)} estimates")
-    fig = Figure(figsize=(7.0, 0.45 * len(labels) + 1.4))
-    ax = fig.subplots()
-    y = np.arange(len(labels))[::-1]
-    est = np.array([e.estimate for e in estimates])
-    lo = np.array([e.low for e in estimates])
-    hi = np.array([e.high for e in estimates])
-    ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3,
-                markersize=4)
-    if reference is not None:
-        ax.axvline(reference, color="#999999", lw=1, ls="--")
-    ax.set_yticks(y, labels)
+    n = len(labels)
     unit = estimates[0].unit if estimates else "game"
-    ax.set_xlabel(f"{xlabel}\n(points: estimate; bars: 95% interval, {unit}s resampled)")
+    label = "\n".join(textwrap.wrap(xlabel, 70)) + f"\n(points: estimate; bars: 95% interval, {unit}s resampled)"
+    if percent:
+        scale = 100.0
+        suffix = "pp" if reference is not None else "%"
+        ticks = (lambda v, _: f"{100 * v:+.{_tick_digits(estimates)}f}{suffix}") if reference is not None else \
+            (lambda v, _: f"{100 * v:.{_tick_digits(estimates)}f}{suffix}")
+    else:
+        scale, ticks = 1.0, None
+    if not own_scales or n <= 1:
+        fig = Figure(figsize=(7.0, 0.45 * n + 1.6))
+        ax = fig.subplots()
+        y = np.arange(n)[::-1]
+        est = np.array([e.estimate for e in estimates])
+        lo = np.array([e.low for e in estimates])
+        hi = np.array([e.high for e in estimates])
+        ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3,
+                    markersize=4)
+        if reference is not None:
+            ax.axvline(reference, color="#999999", lw=1, ls="--")
+        ax.set_yticks(y, labels)
+        ax.set_xlabel(label)
+        if ticks is not None:
+            ax.xaxis.set_major_formatter(ticks)
+        if title:
+            ax.set_title(title)
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        return fig, ax
+    fig = Figure(figsize=(8.0, 0.9 * n + 1.8))
+    axes = fig.subplots(n, 1)
+    for ax, name, e in zip(axes, labels, estimates):
+        half = max(e.high - e.low, abs(e.estimate) * 1e-3, 1e-9)
+        ax.errorbar([e.estimate], [0], xerr=[[e.estimate - e.low], [e.high - e.estimate]], fmt="o", color="#1f4e79",
+                    ecolor="#1f4e79", capsize=5, markersize=5, lw=2)
+        ax.set_xlim(e.low - 1.5 * half, e.high + 1.5 * half)
+        if reference is not None and e.low - 1.5 * half <= reference <= e.high + 1.5 * half:
+            ax.axvline(reference, color="#999999", lw=1, ls="--")
+        ax.set_yticks([0], [name])
+        text = (f"{scale * e.estimate:+.3g} ({scale * e.low:+.3g} to {scale * e.high:+.3g})" if reference is not None
+                else f"{scale * e.estimate:.3g} ({scale * e.low:.3g} to {scale * e.high:.3g})")
+        ax.set_title(text + ("pp" if percent and reference is not None else "%" if percent else ""), fontsize=8,
+                     loc="right")
+        if ticks is not None:
+            ax.xaxis.set_major_formatter(ticks)
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(axis="x", labelsize=8)
+    # Under the whole figure, not the axes: long row labels leave the axes narrow.
+    fig.supxlabel(label + "\n(each row on its own scale)", fontsize=9)
     if title:
-        ax.set_title(title)
-    ax.grid(axis="x", alpha=0.3)
+        fig.suptitle(title)
     fig.tight_layout()
-    return fig, ax
+    return fig, axes[0]
+
+
+def _tick_digits(estimates: Sequence[Estimate]) -> int:
+    """Decimals of percent ticks: enough for the widest interval's span to be read (0 to 3)."""
+    span = max((abs(e.high) + abs(e.low) for e in estimates), default=1.0) * 100
+    if span >= 5:
+        return 0
+    if span >= 0.5:
+        return 1
+    return 2 if span >= 0.05 else 3
 
 
 def series_plot(

@@ -25,10 +25,17 @@ import experiments
 from experiments import design, wording
 from experiments.design import Finding, Results
 
-__all__ = ["agreement", "build_report", "edition_config", "same_reading", "write_document", "write_index",
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "write_document", "write_index",
            "write_page"]
 
 SEEDS = (1, 2)
+
+ESTIMAND = ("a figure per round (points, turns, a rate of rounds or seat-rounds) is a ratio of sums over "
+            "games: all the games' totals over all their rounds, so a game of more rounds weighs more, and "
+            "each deal played counts once; a share of games is a mean over games. Where the number of rounds "
+            "is fixed (Rami contrat, basic rummy) it is also the mean of the games' own averages; in Rami 51, "
+            "played to 500 points, the two differ (docs/experiments.md, \"The estimand\").")
+"""The page header's estimand, unless an experiment names its own (``ESTIMAND``)."""
 
 Block = tuple  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
 
@@ -74,20 +81,52 @@ def agreement(first: Finding, second: Finding) -> bool:
     return same_side and overlap
 
 
-def same_reading(first: str, second: str) -> bool:
-    """Whether two conclusion sentences say the same thing but for their numbers.
+def claims(module: ModuleType, findings: Sequence[Finding], config: design.Config) -> dict[str, str]:
+    """What a page concludes, as words without numbers: the module's ``claims``, else each comparison's verdict.
 
-    The wording follows the intervals (which arm does better, or no
-    measurable difference), so two seeds whose sentences differ once every
-    number is masked read the experiment differently.
+    Two seeds read an experiment the same way when their claims are equal:
+    which arms differ and which way, which variants change a measure. A
+    count ("7 of 11 variants") is a claim about which variants, so two seeds
+    whose lists differ are flagged even when the sentences look alike.
     """
-    number = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?")
-    listed = re.compile(r"#(?:(?:, | or | and )#)+")  # "12 or 13", "2, 3, 4" read as one number
+    if hasattr(module, "claims"):
+        return module.claims(list(findings), config)
+    out = {}
+    for f in findings:
+        if len(f.arms) == 2 or f.headline:
+            where = f" ({f.group})" if f.group else ""
+            out[f"{f.metric}{where}: {' − '.join(f.arms)}"] = {"higher": "higher", "lower": "lower",
+                                                                  "none": "no measurable difference"}[wording.verdict(f)]
+    return out
 
-    def masked(text: str) -> str:
-        return listed.sub("#", number.sub("#", text))
 
-    return masked(first) == masked(second)
+def compare_claims(first: dict[str, str], second: dict[str, str]) -> list[tuple[str, str, str, bool]]:
+    """Each claim of either seed: ``(claim, first's answer, second's, whether they are the same)``."""
+    keys = list(first) + [k for k in second if k not in first]
+    return [(k, first.get(k, "n/a"), second.get(k, "n/a"), first.get(k) == second.get(k)) for k in keys]
+
+
+def difference_table(runs: Sequence[Results], metrics: Sequence[str], label: Callable[[Finding], str]) -> Block:
+    """One table of every comparison of ``runs[0]``: a row per comparison, a column per metric.
+
+    A cell is the difference (first arm minus second) with its 95%
+    interval, marked "better" or "worse" where the interval excludes zero
+    and the metric has a better side; "⚠" where another seed's verdict
+    differs. ``label(finding)`` names a row.
+    """
+    others = [{_key(f): f for f in r.findings} for r in runs[1:]]
+    rows: dict[tuple, list[str]] = {}
+    for f in runs[0].findings:
+        if len(f.arms) != 2 or f.metric not in metrics:
+            continue
+        row = rows.setdefault((f.arms, f.group), [label(f)] + ["n/a"] * len(metrics))
+        mark = ""
+        if wording.verdict(f) != "none" and f.better:
+            mark = " better" if (f.estimate.estimate < 0) == (f.better == "lower") else " worse"
+        if any(_key(f) in o and wording.verdict(o[_key(f)]) != wording.verdict(f) for o in others):
+            mark += " ⚠"
+        row[1 + list(metrics).index(f.metric)] = _cell(f) + mark
+    return ("table", ["", *metrics], list(rows.values()))
 
 
 def _relative(f: Finding) -> bool:
@@ -117,15 +156,24 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     if hasattr(module, "edition_note"):  # an experiment that is not played as arms says what it played
         note = module.edition_note(first, quick)
     blocks.append(("p", note))
-    blocks.append(("h2", "Conclusion"))
+    blocks.append(("p", "Estimand: " + getattr(module, "ESTIMAND", ESTIMAND)))
+    blocks.insert(1, ("h2", "Conclusion"))
+    blocks.insert(2, ("p", " ".join(first.conclusions)))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
-    if len(runs) == 1:
-        blocks.append(("ul", first.conclusions))
-    else:
+    if hasattr(module, "page_blocks"):  # the experiment's tables: one per question
+        blocks.extend(module.page_blocks(list(runs)))
+    if len(runs) > 1:
         second = runs[1]
-        rows = [[a, b, "yes" if same_reading(a, b) else "⚠ no"]
-                for a, b in zip(first.conclusions, second.conclusions)]
-        blocks.append(("table", [f"seed {first.config.seed}", f"seed {second.config.seed}", "same reading"], rows))
+        rows = compare_claims(claims(module, first.findings, first.config),
+                              claims(module, second.findings, second.config))
+        differ = sum(1 for *_, same in rows if not same)
+        blocks.append(("h2", "Do the two seeds read it the same way?"))
+        blocks.append(("p", f"Each claim of the page, as seed {first.config.seed} and seed {second.config.seed} "
+                            "answer it from their own findings (numbers aside: which arms differ, which way). "
+                            + (f"⚠ {differ} of {len(rows)} claims differ: read those as not settled at this size."
+                               if differ else f"The two seeds make the same {len(rows)} claims.")))
+        blocks.append(("table", ["claim", f"seed {first.config.seed}", f"seed {second.config.seed}", "same"],
+                       [[k, a, b, "yes" if same else "⚠ no"] for k, a, b, same in rows]))
         head = [f for f in disagree if f.headline or len(f.arms) == 2]
         if disagree:
             blocks.append(("p", f"⚠ The two seeds disagree on {len(disagree)} of {len(first.findings)} findings "
@@ -133,8 +181,6 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
                                 "read those as not settled at this size."))
         else:
             blocks.append(("p", f"The two seeds agree on all {len(first.findings)} findings."))
-    if hasattr(module, "page_blocks"):  # sections of the experiment's own
-        blocks.extend(module.page_blocks(list(runs)))
     blocks.append(("h2", "Figures"))
     for fig_name in first.provenance.get("figures", []):
         blocks.append(("fig", fig_name, f"{fig_name} (seed {first.config.seed})"))
@@ -329,8 +375,12 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
         disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
         wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
         lines = [c["conclusions"] for c in summaries]
-        differ = sum(1 for a, b in zip(*lines) if not same_reading(a, b)) if len(lines) > 1 else 0
-        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, differ))
+        module = experiments.load(name)
+        said = [claims(module, found, module.Config.from_dict(summary["config"]))
+                for found, summary in zip(runs, summaries)]
+        compared = compare_claims(*said) if len(said) > 1 else []
+        differ = sum(1 for *_, same in compared if not same)
+        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, (differ, len(compared))))
     edition = "quick edition" if quick else "full edition"
     command = "rami report --quick" if quick else "rami report"
     blocks: list[Block] = [
@@ -342,8 +392,8 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
     ]
     rows = []
     for name, title, conclusions, n, disagree, differ in entries:
-        reading = (f"⚠ {differ} of {len(conclusions)} conclusions read differently" if differ
-                   else "every conclusion reads the same")
+        reading = (f"⚠ {differ[0]} of {differ[1]} claims differ" if differ[0]
+                   else f"the same {differ[1]} claims")
         findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
             else "all findings agree"
         seeds_text = f"{reading}; {findings_text}"

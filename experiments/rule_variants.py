@@ -109,24 +109,94 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     return findings
 
 
+METRICS = ("turns per round", "rounds per game", "unopened rate", "blocked rate", "points per round",
+           "first player round win rate")
+
+
+def changes(findings: list[Finding], metric: str) -> dict[str, tuple[str, tuple[float, float]]]:
+    """Per variant: ``"higher"``, ``"lower"`` or ``"none"`` for ``metric``, and its family-wise interval.
+
+    "Which variants change it" is one question asked of every variant: a
+    variant counts only when its interval, widened to hold for all the
+    variants together (Bonferroni), excludes zero, and its bootstrap
+    interval has a width.
+    """
+    diffs = [f for f in findings if f.metric == metric and len(f.arms) == 2]
+    out = {}
+    for f in diffs:
+        low, high = stats.simultaneous_interval(f.estimate, len(diffs))
+        moved = f.estimate.high > f.estimate.low and (low > 0 or high < 0)
+        out[f.arms[0]] = ("none" if not moved else "higher" if low > 0 else "lower", (low, high))
+    return out
+
+
+def claims(findings: list[Finding], config: Config) -> dict[str, str]:
+    """Per measure, the variants that change it and which way (two seeds are compared on these)."""
+    out = {}
+    for metric in METRICS:
+        moved = [f"{v} {d}" for v, (d, _) in changes(findings, metric).items() if d != "none"]
+        out[f"variants that change the {metric}"] = ", ".join(moved) or "none"
+    return out
+
+
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    lines = []
-    for metric in ("turns per round", "rounds per game", "unopened rate", "blocked rate", "points per round",
-                   "first player round win rate"):
-        diffs = [f for f in findings if f.metric == metric and len(f.arms) == 2]
-        moved = [f for f in diffs if wording.verdict(f) != "none"]
+    points = changes(findings, "points per round")
+    diffs = {f.arms[0]: f for f in findings if f.metric == "points per round" and len(f.arms) == 2}
+    moved = sorted((v for v, (d, _) in points.items() if d != "none"), key=lambda v: -abs(diffs[v].estimate.estimate))
+    still = [v for v, (d, _) in points.items() if d == "none"]
+    lead = (f"For {config.players} greedy players of {wording.game_name(config.ruleset)}, the house rule that matters "
+            f"most is '{moved[0]}' ({wording.fmt('points', diffs[moved[0]].estimate.estimate, True)} points per "
+            f"round, 95% interval {wording.interval_text(diffs[moved[0]], True)}); {len(moved)} of {len(diffs)} "
+            "variants change the points per round") if moved else \
+        f"For {config.players} greedy players of {wording.game_name(config.ruleset)}, no variant changes the points per round measurably"
+    lead += (f", while {', '.join(repr(v) for v in still)} leave{'s' if len(still) == 1 else ''} it unchanged "
+             "within the intervals." if still else ".")
+    lines = [lead]
+    for metric in METRICS:
+        found = changes(findings, metric)
+        diffs = {f.arms[0]: f for f in findings if f.metric == metric and len(f.arms) == 2}
         base = next(f for f in findings if f.metric == metric and len(f.arms) == 1)
+        moved = [v for v, (d, _) in found.items() if d != "none"]
+        head = (f"{metric[0].upper() + metric[1:]}: {wording.fmt(metric, base.estimate.estimate)} under the standard "
+                f"rules (95% interval {wording.interval_text(base)}); ")
         if moved:
-            top = max(moved, key=lambda f: abs(f.estimate.estimate))
-            lines.append(f"Standard rules: {metric} {wording.fmt(metric, base.estimate.estimate)} "
-                         f"(95% interval {wording.interval_text(base)}). "
-                         + wording.difference_sentence(top, f"the variant '{top.arms[0]}'", "the standard rules")
-                         .replace(" scores ", " has ") + f" {len(moved)} of {len(diffs)} variants change it measurably"
-                         " (the largest change is named).")
+            top = max(moved, key=lambda v: abs(diffs[v].estimate.estimate))
+            f = diffs[top]
+            lines.append(head + f"{len(moved)} of {len(diffs)} variants change it, the most '{top}' "
+                         f"({wording.fmt(metric, f.estimate.estimate, True)}, 95% interval "
+                         f"{wording.interval_text(f, True)}).")
         else:
-            lines.append(f"No variant changes the {metric} measurably at this size (standard: "
-                         f"{wording.fmt(metric, base.estimate.estimate)}).")
+            lines.append(head + f"none of the {len(diffs)} variants changes it measurably at this size.")
+    games = next(f for f in findings if len(f.arms) == 2).estimate.clusters
+    lines.append(f"A variant counts as changing a measure only when its interval, widened to hold for all "
+                 f"{len(config.variants)} variants together, excludes zero ({games:,} games per variant, "
+                 f"{config.players} greedy players).")
     return lines
+
+
+def page_blocks(runs: list[design.Results]) -> list[tuple]:
+    """One table: every variant's change of every measure, the family-wise verdict marked."""
+    first = runs[0]
+    found = [{m: changes(r.findings, m) for m in METRICS} for r in runs]
+    diffs = {(f.metric, f.arms[0]): f for f in first.findings if len(f.arms) == 2}
+    bases = {f.metric: f for f in first.findings if len(f.arms) == 1}
+    rows = [["standard rules", *[f"{wording.fmt(m, bases[m].estimate.estimate)} "
+                                 f"({wording.interval_text(bases[m])})" for m in METRICS]]]
+    for v in first.config.variants:
+        cells = []
+        for m in METRICS:
+            f = diffs[(m, v)]
+            verdicts = [fd[m][v][0] for fd in found]
+            mark = {"higher": " ▲", "lower": " ▼", "none": ""}[verdicts[0]]
+            if len(set(verdicts)) > 1:
+                mark += " ⚠ seeds differ"
+            cells.append(f"{wording.fmt(m, f.estimate.estimate, True)} ({wording.interval_text(f, True)}){mark}")
+        rows.append([v, *cells])
+    return [("h2", "Every variant, every measure"),
+            ("p", f"Each variant minus the standard rules on the same deals, seed {first.config.seed}, with its own "
+                  "95% interval. ▲ or ▼: the variant changes the measure family-wise (the interval widened to hold "
+                  "for every variant together excludes zero); ⚠: the other seed reads it differently."),
+            ("table", ["rules", *METRICS], rows)]
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
@@ -136,9 +206,8 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
                         ("points", "points per round"), ("first", "first player round win rate")):
         diffs = [f for f in findings if f.metric == metric and len(f.arms) == 2]
         fig, ax = plots.interval_plot([f.arms[0] for f in diffs], [f.estimate for f in diffs],
-                                      f"{metric}: variant minus standard rules", title=f"Rule variants: {metric}")
-        if wording.is_share(metric):
-            ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f}pp")
+                                      f"{metric}: variant minus standard rules", title=f"Rule variants: {metric}",
+                                      percent=wording.is_share(metric))
         out[key] = fig
     return out
 

@@ -18,7 +18,9 @@ the same clusters.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -29,6 +31,7 @@ __all__ = [
     "paired_difference",
     "ratio_bootstrap_interval",
     "ratio_estimate",
+    "simultaneous_interval",
     "survival_curve",
     "unpaired_difference",
 ]
@@ -181,11 +184,34 @@ class Estimate:
 
     @property
     def excludes_zero(self) -> bool:
-        """Both intervals lie on one side of zero."""
+        """Both intervals lie on one side of zero, and the bootstrap's has a width.
+
+        An interval of no width comes from a quantity that took one value in
+        every resampled game (a rate never or always met, a difference
+        fixed by construction): the resampling measured no variation, so it
+        cannot tell a difference from chance.
+        """
+        if self.high <= self.low:
+            return False
         return (self.low > 0 and self.normal_low > 0) or (self.high < 0 and self.normal_high < 0)
 
     def to_dict(self) -> dict[str, float | int | str]:
         return asdict(self)
+
+
+def simultaneous_interval(e: Estimate, family: int, level: float = 0.95) -> tuple[float, float]:
+    """The normal interval of ``e`` widened so that ``family`` such intervals hold together at ``level``.
+
+    Bonferroni: each interval at ``1 - (1 - level) / family``. A claim about a
+    family ("some variant changes it", "some seat wins more") is a claim
+    about all its members at once; at 95% each, eleven intervals cross zero
+    by chance about half the time.
+    """
+    if family < 1:
+        raise ValueError(f"family must be at least 1, got {family!r}")
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2 / family)
+    half = (e.normal_high - e.normal_low) / 2 * z / NormalDist().inv_cdf(1 - (1 - level) / 2)
+    return e.estimate - half, e.estimate + half
 
 
 def _linearised(totals: np.ndarray, counts: np.ndarray) -> tuple[float, np.ndarray]:
@@ -334,8 +360,8 @@ def survival_curve(
     seed: int | np.random.Generator,
     n_resamples: int = 500,
     unit: str = "game",
-    by_time: int = 10,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, Estimate, Estimate]:
+    by_time: int | Sequence[int] = 10,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Estimate, Estimate | tuple[Estimate, ...]]:
     """Kaplan-Meier survival with a cluster bootstrap band, and the median time.
 
     Parameters
@@ -355,8 +381,9 @@ def survival_curve(
         The first ``t`` with survival at most one half (NaN when the curve
         stays above it), with its bootstrap interval (``normal_*`` from the
         bootstrap standard deviation).
-    by : Estimate
-        ``1 - survival`` at ``t = by_time``: the share of events by then.
+    by : Estimate, or tuple of Estimate when ``by_time`` is a sequence
+        ``1 - survival`` at ``t = by_time``: the share of events by then
+        (one per time of ``by_time``).
     """
     if events.shape != at_risk.shape or events.ndim != 2 or events.shape[0] < 2:
         raise ValueError(f"events and at_risk must share a shape (clusters >= 2, T), got {events.shape}, {at_risk.shape}")
@@ -379,9 +406,15 @@ def survival_curve(
         sd = float(finite.std(ddof=1))
         lo, hi = np.quantile(finite, [0.025, 0.975])
         est = Estimate(m, float(lo), float(hi), m - 1.96 * sd, m + 1.96 * sd, int(events.shape[0]), unit)
-    k = min(by_time, curve.size) - 1
-    share = 1.0 - curves[:, k]
-    sd = float(share.std(ddof=1))
-    by = Estimate(1.0 - float(curve[k]), 1.0 - float(high[k]), 1.0 - float(low[k]),
-                  1.0 - float(curve[k]) - 1.96 * sd, 1.0 - float(curve[k]) + 1.96 * sd, int(events.shape[0]), unit)
+    def share_by(t: int) -> Estimate:
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
+            raise ValueError(f"by_time must hold whole numbers of at least 1, got {t!r}")
+        k = min(int(t), curve.size) - 1
+        share = 1.0 - curves[:, k]
+        sd = float(share.std(ddof=1))
+        return Estimate(1.0 - float(curve[k]), 1.0 - float(high[k]), 1.0 - float(low[k]),
+                        1.0 - float(curve[k]) - 1.96 * sd, 1.0 - float(curve[k]) + 1.96 * sd, int(events.shape[0]),
+                        unit)
+
+    by = tuple(share_by(t) for t in by_time) if isinstance(by_time, Sequence) else share_by(by_time)
     return curve, low, high, est, by

@@ -5,8 +5,11 @@ sizes. Every seat of every round is one observation of the time to open,
 counted in the seat's own turns: it ends when the seat opens, or is cut
 short (censored) when the round ends first. The Kaplan-Meier curve gives the
 share of players still waiting to open after each of their turns, with a
-95% band from resampling whole games; the median turn to open is where the
-curve crosses one half. A threshold of 51 asks, for instance, for
+95% band from resampling whole games; the report leads with the share
+opened by own turns 1, 2, 3, 5 and 10. The median turn to open (where the
+curve crosses one half) moves by whole turns on this stepped curve, so it
+is given only where it says more than the shares, not where they already
+bracket it. A threshold of 51 asks, for instance, for
 K♣ K♦ K♥ + 9♠ 10♠ J♠ (30 + 29 = 59 points).
 """
 
@@ -38,18 +41,23 @@ class Config(design.Config):
         Opening thresholds studied.
     players : tuple of int
         Table sizes studied.
-    by_turn : int
-        The own turn at which the share of players opened is reported.
+    by_turns : tuple of int
+        The own turns at which the share of players opened is reported.
     """
 
     games: int = 2000
     ruleset: str = "rami51"
     thresholds: tuple[int, ...] = (30, 51, 71)
     players: tuple[int, ...] = (2, 3, 4, 5)
-    by_turn: int = 10
+    by_turns: tuple[int, ...] = (1, 2, 3, 5, 10)
 
 
 QUICK = {"games": 200}
+
+ESTIMAND = ("the share of players opened by their own turn t is one minus the Kaplan-Meier survival at t, pooled "
+            "over every seat-round of every game (each seat-round counts once, so a game of more rounds weighs "
+            "more; a round that ended before turn t leaves the count at its last turn, not as a failure to open); "
+            "intervals resample whole games.")
 
 
 def arm_name(threshold: int, players: int) -> str:
@@ -65,7 +73,9 @@ def arms(config: Config) -> list[Arm]:
 
 
 def curves(frame: pl.DataFrame | pl.LazyFrame, config: Config) -> dict[str, tuple]:
-    """Per arm: survival, its band, the median turn and the share opened by ``by_turn`` (see stats.survival_curve)."""
+    """Per arm: survival, its band, the median turn and the shares opened by ``by_turns`` (see stats.survival_curve)."""
+    if any(t < 1 or t > HORIZON for t in config.by_turns) or not config.by_turns:
+        raise ValueError(f"config key 'by_turns' must list own turns from 1 to {HORIZON}, got {config.by_turns!r}")
     keys, events, at_risk = metrics.opening_times(frame, horizon=HORIZON)
     arm_of = keys["arm"].to_numpy()
     out = {}
@@ -73,44 +83,103 @@ def curves(frame: pl.DataFrame | pl.LazyFrame, config: Config) -> dict[str, tupl
         name = arm_name(t, p)
         rows = arm_of == name
         out[name] = stats.survival_curve(events[rows], at_risk[rows], design.rng_for(config, k),
-                                         min(config.resamples, 500), by_time=config.by_turn)
+                                         min(config.resamples, 500), by_time=tuple(config.by_turns))
     return out
+
+
+def share_metric(turn: int) -> str:
+    return f"share opened by own turn {turn}"
+
+
+MEDIAN = "median own turn of opening"
 
 
 def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     findings = []
     for name, (_, _, _, median, by) in curves(frame, config).items():
         n_rounds = design.rounds_of(frame.filter(pl.col("arm") == name))
-        findings.append(Finding("median own turn of opening", (name,), median, median.clusters, n_rounds))
-        findings.append(Finding(f"share opened by own turn {config.by_turn}", (name,), by, by.clusters, n_rounds,
-                                headline=True))
+        for turn, share in zip(config.by_turns, by):
+            findings.append(Finding(share_metric(turn), (name,), share, share.clusters, n_rounds,
+                                    headline=turn == max(config.by_turns)))
+        findings.append(Finding(MEDIAN, (name,), median, median.clusters, n_rounds))
     return findings
+
+
+def _says_something(f: Finding, turns: tuple[int, ...]) -> bool:
+    """Whether a median adds to the shares: known, and not already read from them.
+
+    A median at turn ``m`` says that the share opened crosses one half
+    between turns ``m - 1`` and ``m``; when both shares are in the table
+    (or ``m`` is 1 and its share is), the median repeats them.
+    """
+    m = f.estimate.estimate
+    if m != m:
+        return False
+    return not (m in turns and (m == 1 or m - 1 in turns))
+
+
+def claims(findings: list[Finding], config: Config) -> dict[str, str]:
+    """Per threshold, the ordering of the table sizes by the share opened at the last turn reported, in words."""
+    out = {}
+    last = share_metric(max(config.by_turns))
+    for t in config.thresholds:
+        shares = {p: next(f for f in findings if f.metric == last and f.arms[0] == arm_name(t, p))
+                  for p in config.players}
+        for p, q in zip(config.players, config.players[1:]):
+            a, b = shares[p].estimate, shares[q].estimate
+            word = "more" if a.low > b.high else "fewer" if a.high < b.low else "intervals overlap"
+            out[f"threshold {t}: {p} players against {q}, {last}"] = word
+    return out
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
     lines = []
+    early, late = min(config.by_turns), max(config.by_turns)
+    mid = sorted(config.by_turns)[len(config.by_turns) // 2]
     for t in config.thresholds:
-        medians = [f for f in findings if f.metric == "median own turn of opening"
-                   and f.arms[0].startswith(f"threshold {t},")]
-        shares = [f for f in findings if f.metric.startswith("share opened") and f.arms[0].startswith(f"threshold {t},")]
-        sizes = ", ".join(str(p) for p in config.players)
-        known = [f for f in medians if f.estimate.estimate == f.estimate.estimate]
-        if known:
-            low = min(f.estimate.low for f in known)
-            high = max(f.estimate.high for f in known)
-            values = sorted({f"{f.estimate.estimate:.0f}" for f in known})
-            head = (f"Threshold {t}: half the players have opened by their own turn {' or '.join(values)} "
-                    f"at {sizes} players (95% intervals within turns {low:.0f} to {high:.0f})")
-        else:
-            head = f"Threshold {t}: fewer than half the players open within {HORIZON} of their turns"
-        if len(known) < len(medians):
-            head += f"; at {len(medians) - len(known)} table sizes fewer than half ever open in the round"
-        lo = min(shares, key=lambda f: f.estimate.estimate)
-        hi = max(shares, key=lambda f: f.estimate.estimate)
-        lines.append(f"{head}; by their own turn {config.by_turn}, {wording.fmt(lo.metric, lo.estimate.estimate)} "
-                     f"({lo.arms[0].split(', ')[1]}) to {wording.fmt(hi.metric, hi.estimate.estimate)} "
-                     f"({hi.arms[0].split(', ')[1]}) have opened ({lo.estimate.clusters:,} games per table).")
+        def span(turn: int) -> str:
+            rows = [f for f in findings if f.metric == share_metric(turn) and f.arms[0].startswith(f"threshold {t},")]
+            lo = min(rows, key=lambda f: f.estimate.estimate)
+            hi = max(rows, key=lambda f: f.estimate.estimate)
+            return (f"{wording.fmt(lo.metric, lo.estimate.estimate)} ({lo.arms[0].split(', ')[1]}) to "
+                    f"{wording.fmt(hi.metric, hi.estimate.estimate)} ({hi.arms[0].split(', ')[1]})")
+        lines.append(f"With an opening threshold of {t}, players have opened by their own turn {early} in "
+                     f"{span(early)}, by turn {mid} in {span(mid)}, and by turn {late} in {span(late)} of rounds.")
+    games = findings[0].estimate.clusters
+    lines.append(f"Each share carries a 95% interval over games ({games:,} games per table, greedy players); "
+                 "the table below gives every threshold and table size.")
     return lines
+
+
+def page_blocks(runs: list[design.Results]) -> list[tuple]:
+    """One table: the share opened by each reported turn, per threshold and table size, and the median where it helps."""
+    first = runs[0]
+    config = first.config
+    others = [{(f.metric, f.arms[0]): f for f in r.findings} for r in runs[1:]]
+    rows = []
+    for t in config.thresholds:
+        for p in config.players:
+            arm = arm_name(t, p)
+            cells = []
+            for turn in config.by_turns:
+                f = next(f for f in first.findings if f.metric == share_metric(turn) and f.arms[0] == arm)
+                cell = f"{wording.fmt(f.metric, f.estimate.estimate)} ({wording.interval_text(f)})"
+                for other in others:
+                    g = other.get((f.metric, arm))
+                    if g is not None and (g.estimate.high < f.estimate.low or g.estimate.low > f.estimate.high):
+                        cell += " ⚠"
+                cells.append(cell)
+            m = next(f for f in first.findings if f.metric == MEDIAN and f.arms[0] == arm)
+            median = (f"turn {m.estimate.estimate:.0f} ({m.estimate.low:.0f} to {m.estimate.high:.0f})"
+                      if _says_something(m, tuple(config.by_turns)) else "—")
+            rows.append([str(t), str(p), *cells, median])
+    return [("h2", "Share of players opened by their own turn"),
+            ("p", f"Seed {config.seed}, each share with its 95% interval (games resampled); ⚠: the other seed's "
+                  "interval does not overlap. The median turn is given only where the shares do not already say it "
+                  "(the curve moves by whole turns: a median at turn 3 with the shares by turns 2 and 3 in the table "
+                  "adds nothing)."),
+            ("table", ["threshold", "players", *[f"by turn {turn}" for turn in config.by_turns], "median turn"],
+             rows)]
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:

@@ -89,13 +89,45 @@ def _describe(name: str) -> str:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    lines = [wording.difference_sentence(f, _describe(f.arms[0]), _describe(f.arms[1]))
-             for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    worse = [f for f in diffs if wording.verdict(f) == "higher"]
+    better = [f for f in diffs if wording.verdict(f) == "lower"]
+    table = f"In {wording.game_name(config.ruleset)} at a table of {config.players} greedy players"
+    games = diffs[0].estimate.clusters if diffs else 0
+    if better:
+        best = min(better, key=lambda f: f.estimate.estimate)
+        head = (f"{table}, {_describe(best.arms[0])} pays: "
+                f"{wording.fmt(best.metric, best.estimate.estimate, True)} points per round against opening at the "
+                f"first chance (95% interval {wording.interval_text(best, True)}).")
+    elif len(worse) == len(diffs) and diffs:
+        low = min(diffs, key=lambda f: f.estimate.estimate)
+        high = max(diffs, key=lambda f: f.estimate.estimate)
+        head = (f"{table}, open at your first chance: every wait measured costs points, from "
+                f"{wording.fmt(low.metric, low.estimate.estimate, True)} points per round ({_describe(low.arms[0])}, 95% "
+                f"interval {wording.interval_text(low, True)}) to {wording.fmt(high.metric, high.estimate.estimate)} "
+                f"({_describe(high.arms[0])}, {wording.interval_text(high, True)}).").replace(
+                f"to {wording.fmt(high.metric, high.estimate.estimate)} (", f"to {wording.fmt(high.metric, high.estimate.estimate, True)} (")
+    else:
+        head = (f"{table}, no wait measured scores fewer points than opening at the first chance; "
+                f"{len(worse)} of {len(diffs)} score measurably more.")
     caught = [f for f in findings if len(f.arms) == 2 and f.metric == "share of rounds caught unopened"]
+    lines = [head]
     if caught:
         f = max(caught, key=lambda f: f.estimate.estimate)
-        lines.append(wording.difference_sentence(f, _describe(f.arms[0]), _describe(f.arms[1])))
+        lines.append(f"Most of the cost is being caught unopened: {_describe(f.arms[0])} is caught unopened "
+                     f"{wording.fmt(f.metric, f.estimate.estimate, True)} more often (95% interval "
+                     f"{wording.interval_text(f, True)}).")
+    lines.append(f"Every interval is 95% over {games:,} games per habit, the habit played from every seat of every deal.")
     return lines
+
+
+def page_blocks(runs: list[design.Results]) -> list[tuple]:
+    from experiments import report
+
+    return [("h2", "Each wait against opening at the first chance"),
+            ("p", "The waiting player's difference from opening at the first chance on the same deals (95% interval); "
+                  "points are a penalty, fewer is better."),
+            report.difference_table(runs, list(MEASURES), lambda f: _describe(f.arms[0]))]
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:

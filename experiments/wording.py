@@ -11,7 +11,7 @@ import math
 
 from experiments.design import Finding
 
-__all__ = ["difference_sentence", "fmt", "interval_text", "is_share", "level_sentence", "verdict"]
+__all__ = ["difference_sentence", "fmt", "game_name", "interval_text", "is_share", "level_sentence", "share_digits", "verdict"]
 
 
 def is_share(metric: str) -> bool:
@@ -24,10 +24,32 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if is_share(metric):
-        text = f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+        if value == 0:
+            return "0pp" if signed else "0%"
+        digits = share_digits(value)
+        text = f"{100 * value:+.{digits}f}" if signed else f"{100 * value:.{digits}f}"
         return text + ("pp" if signed else "%")
     digits = 1 if abs(value) >= 10 else 2
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+GAME_NAMES = {"rami51": "Rami 51", "contrat": "Rami contrat", "basic": "basic rummy"}
+
+
+def game_name(ruleset: str) -> str:
+    """A preset's name as a player says it ("Rami 51"); a ruleset file's name as given."""
+    return GAME_NAMES.get(ruleset, ruleset)
+
+
+def share_digits(value: float) -> int:
+    """Decimals a percentage needs to show two significant digits when below 1% (one decimal above, four at most).
+
+    A blocked rate of 0.02% written "0.0%" reads as never; written "0.020%" it reads as rare.
+    """
+    percent = abs(100 * value)
+    if percent >= 1 or percent == 0:
+        return 1
+    return min(4, 1 - math.floor(math.log10(percent)))
 
 
 def interval_text(f: Finding, signed: bool = False) -> str:
@@ -56,6 +78,10 @@ def difference_sentence(f: Finding, a: str, b: str) -> str:
     e = f.estimate
     where = f" ({f.group})" if f.group else ""
     size = f"{e.clusters:,} {e.unit}s"
+    if e.high <= e.low:
+        return (f"No measurable difference in {f.metric}{where} between {a} and {b}: "
+                f"{fmt(f.metric, e.estimate, True)} in every resampling of the {size} (the quantity took one value "
+                "game after game, so the resampling measures no chance variation to compare it with).")
     if verdict(f) == "none":
         return (f"No measurable difference in {f.metric}{where} between {a} and {b}: "
                 f"{fmt(f.metric, e.estimate, True)} (95% interval {interval_text(f, True)}, "

@@ -71,6 +71,7 @@ def test_survival_curve_by_hand():
     events = np.array([[0, 1, 0, 0], [0, 0, 0, 0]])
     at_risk = np.array([[1, 1, 0, 0], [1, 1, 1, 0]])
     curve, low, high, median, by = stats.survival_curve(events, at_risk, 0, 100, by_time=2)
+    assert stats.survival_curve(events, at_risk, 0, 100, by_time=(1, 2))[4][1] == by
     assert curve.tolist() == [1.0, 0.5, 0.5, 0.5]
     assert median.estimate == 2.0 and by.estimate == 0.5
     assert (low <= curve + 1e-12).all() and (curve <= high + 1e-12).all()
@@ -247,11 +248,13 @@ def test_rule_variants_page_writes_cards_in_card_notation(tiny_report):
     assert "7♣ 8♣ 9♣" in (tiny_report / "rule_variants" / "index.md").read_text(encoding="utf-8")
 
 
-def test_conclusions_of_two_seeds_are_compared_by_their_wording():
-    a = wording.difference_sentence(_finding(3.2, 1.5, 4.9), "a", "b")
-    assert report.same_reading(a, wording.difference_sentence(_finding(2.1, 0.3, 3.9), "a", "b"))
-    assert not report.same_reading(a, wording.difference_sentence(_finding(0.8, -0.7, 2.3), "a", "b"))
-    assert not report.same_reading(a, wording.difference_sentence(_finding(-3.2, -4.9, -1.5), "a", "b"))
+def test_two_seeds_are_compared_by_their_claims():
+    module = experiments.load("waiting_to_open")
+    config = module.Config()
+    a = report.claims(module, [_finding(3.2, 1.5, 4.9)], config)
+    assert report.compare_claims(a, report.claims(module, [_finding(2.1, 0.3, 3.9)], config))[0][3]
+    assert not report.compare_claims(a, report.claims(module, [_finding(0.8, -0.7, 2.3)], config))[0][3]
+    assert not report.compare_claims(a, report.claims(module, [_finding(-3.2, -4.9, -1.5)], config))[0][3]
 
 
 def test_seeds_that_disagree_are_flagged():
