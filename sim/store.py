@@ -190,13 +190,14 @@ def _footer_problem(file: Path) -> str | None:
     every file of a large dataset is checked whenever it is loaded.
     """
     try:
-        size = file.stat().st_size
-        with open(file, "rb") as f:
-            head = f.read(4)
+        fd = os.open(file, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
             if size < 12:
                 return f"{size} bytes, too short for a parquet file"
-            f.seek(size - 8)
-            tail = f.read(8)
+            head, tail = os.pread(fd, 4, 0), os.pread(fd, 8, size - 8)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
     footer = int.from_bytes(tail[:4], "little")
@@ -241,9 +242,12 @@ def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool) 
         folder = root / table
         if not folder.is_dir():
             continue
-        for entry in sorted(folder.iterdir()):
-            match = _BATCH.fullmatch(entry.name)
-            if not match or not entry.is_file():
+        with os.scandir(folder) as listing:
+            entries = sorted((item.name, item.is_file()) for item in listing)
+        for name, is_file in entries:
+            entry = folder / name
+            match = _BATCH.fullmatch(name)
+            if not match or not is_file:
                 survey.problems.append(f"{entry}: foreign file in the dataset (not a batch file); move it away")
                 continue
             first, last = int(match[1]), int(match[2])
@@ -316,7 +320,7 @@ def check(path: str | os.PathLike[str], thorough: bool = True) -> Survey:
     path : str or path-like
         The dataset folder.
     thorough : bool
-        True: read every file's parquet footer and provenance (about 2 ms a
+        True: read every file's parquet footer and provenance (2 to 6 ms a
         file): a truncated or corrupt file, a file of another dataset or
         table, a games file with the wrong number of rows. False: only the
         magic bytes and footer length (12 bytes a file), which finds any

@@ -232,3 +232,16 @@ def test_every_problem_of_a_dataset_is_one_line_of_info(tmp_path):
         sim.load(out)
     one = CliRunner().invoke(main, ["info", str(out / "games" / store.batch_name(4, 7))])
     assert one.exit_code == 1 and "truncated or corrupt" in one.stderr and "Traceback" not in one.output
+
+
+def test_the_manifest_lists_every_finished_batch_as_spans(tmp_path):
+    out = tmp_path / "d"
+    sim.simulate(RULES, SEATS, n_games=10, seed=SEED, batch_size=4, workers=1, out=out)
+    # Batches 0..3, 4..7 and 8..9: one span of size 4, its last batch shorter.
+    assert json.loads((out / store.MANIFEST).read_text())["batches"] == [{"first": 0, "last": 9, "size": 4}]
+    sim.simulate(RULES, SEATS, n_games=7, first_game=10, seed=SEED, batch_size=3, workers=1, out=out)
+    manifest = json.loads((out / store.MANIFEST).read_text())
+    assert manifest["batches"] == [{"first": 0, "last": 9, "size": 4}, {"first": 10, "last": 16, "size": 3}]
+    on_disk = sorted(f.name for f in (out / "games").iterdir())
+    assert on_disk == [store.batch_name(a, b) for a, b in [(0, 3), (4, 7), (8, 9), (10, 12), (13, 15), (16, 16)]]
+    assert store.check(out).done == [(0, 3), (4, 7), (8, 9), (10, 12), (13, 15), (16, 16)]
