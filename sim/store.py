@@ -17,9 +17,9 @@ removed by the next run. The manifest lists the finished batches (brought up
 to date every few seconds and at the end of a run), so a batch file deleted
 later is noticed. One run at a time writes a dataset: it holds an operating
 system lock on ``.lock``, which the system releases when the process ends,
-however it ends. Every file carries the dataset's provenance in its parquet key-value metadata
-(key :data:`METADATA_KEY`), so a file copied out of its folder still says what
-made it.
+however it ends. Every file carries the dataset's provenance in its parquet
+key-value metadata (key :data:`METADATA_KEY`), so a file copied out of its
+folder still says what made it.
 
 The *identity* of a dataset (ruleset, strategies, seed, rotation, round cap,
 tables, rules and package versions) is fixed when the dataset is created.
