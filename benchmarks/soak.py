@@ -4,9 +4,10 @@ Run: python benchmarks/soak.py [--events N] [--workers W] [--seed S] [--chunk C]
 
 Not part of the test suite (a full run takes about 35 minutes of CPU: 10
 million events at about 5,000 a CPU second). Games are traced by the compiled
-engine (``sim.play_traced``) and every event is replayed by :func:`sim.rules.replay.check_trace`, the pure-Python reference,
-which fails on any illegal move, lost or duplicated card, or score that
-differs from the rules.
+engine (``sim.play_traced``) and every event is replayed by
+:func:`sim.rules.replay.check_trace`, the pure-Python reference, which fails
+on any illegal move, lost or duplicated card, or score that differs from the
+rules.
 
 The tables cover every preset at every number of players it allows (2 to 6:
 Rami 51 and its variants 2 to 5, contrat 3 to 5, basic rummy 2 to 6), and
