@@ -34,8 +34,9 @@ RULES, SEATS, SEED, GAMES, BATCH = "basic", ["greedy", "random"], 3, 40, 2
 _HELPER = textwrap.dedent(f"""
     import os, sys
     import sim
-    from sim import api, rules
-    api._compile_once(rules.preset({RULES!r}, players={len(SEATS)}))
+    from sim import rules
+    from sim.engine.warm import ensure_compiled
+    ensure_compiled(rules.preset({RULES!r}, players={len(SEATS)}))  # no frame built yet: forking is safe
     print("ready", flush=True)
     for line in sys.stdin:
         command, *args = line.split()
