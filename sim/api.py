@@ -484,15 +484,15 @@ def _simulate_to_dataset(job: _Batches, identity: dict[str, Any], out: Any, firs
         if cluster:
             cluster.check_workers(identity["package_version"], RULES_VERSION)
         writer = store.open_dataset(out, identity, run, players=len(job.names))
-        job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
-        todo = writer.missing(first_game, n_games, batch_size)
-        found = n_games - sum(count for _, count in todo)
-        if not cluster and todo:
-            _compile_once(ruleset)  # after every check: a refused folder costs no compilation
-        if progress:
-            progress(found)
         status = "failed"
-        try:
+        try:  # from here on the dataset is locked: close() releases it, whatever happens
+            job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
+            todo = writer.missing(first_game, n_games, batch_size)
+            found = n_games - sum(count for _, count in todo)
+            if not cluster and todo:
+                _compile_once(ruleset)  # after every check: a refused folder costs no compilation
+            if progress:
+                progress(found)
             if cluster:
                 _drive(cluster.submitter(job), cluster.wait, cluster.cancel, 2 * cluster.threads(), todo, writer,
                        progress)

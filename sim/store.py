@@ -7,30 +7,41 @@ A dataset is a folder::
       rounds/games-000000000000-000000001999.parquet   one row per game, round, seat
       games/games-000000000000-000000001999.parquet    one row per game and seat
       .tmp/                              files being written (never read)
+      .lock                              locked by the run writing the dataset
 
 Each finished batch of games gives one file per table, named after its
-inclusive game range. A file is written under ``.tmp/`` and renamed into its
-table folder, so a file in ``rounds/`` or ``games/`` is always whole: a run
-killed at any moment leaves at most a temporary file, removed by the next run.
-Every file carries the dataset's provenance in its parquet key-value metadata
-(key :data:`METADATA_KEY`), so a file copied out of its folder still says what
-made it.
+inclusive game range. A file is written under ``.tmp/``, flushed to the disk
+and renamed into its table folder, so a file in ``rounds/`` or ``games/`` is
+always whole: a run killed at any moment leaves at most a temporary file,
+removed by the next run. The manifest lists the finished batches (brought up
+to date every few seconds and at the end of a run), so a batch file deleted
+later is noticed. One run at a time writes a dataset: it holds an operating
+system lock on ``.lock``, which the system releases when the process ends,
+however it ends. Every file carries the dataset's provenance in its parquet
+key-value metadata (key :data:`METADATA_KEY`), so a file copied out of its
+folder still says what made it.
 
 The *identity* of a dataset (ruleset, strategies, seed, rotation, round cap,
 tables, rules and package versions) is fixed when the dataset is created.
 A later run on the same folder must have the same identity: it then plays
 only the games not yet on disk (resume, or a larger game range). Anything
-else (another identity, a foreign file, a damaged file) is refused with the
-file's name and the reason, before any game is played.
+else (another identity, a foreign file, a damaged file, a run writing the
+folder now) is refused with the file's name, the reason and what to do,
+before any game is played. :func:`load` and :func:`check` find a truncated,
+corrupt or missing batch file the same way.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
 import os
 import re
 import secrets
 import shutil
+import socket
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -40,9 +51,11 @@ from typing import Any
 import polars as pl
 
 __all__ = [
-    "FORMAT", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Writer", "batch_name",
-    "describe_ranges", "file_provenance", "games_on_disk", "load", "now", "open_dataset", "read_manifest",
+    "FORMAT", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Survey", "Writer", "batch_name",
+    "check", "describe_ranges", "file_provenance", "games_on_disk", "load", "now", "open_dataset", "read_manifest",
 ]
+
+log = logging.getLogger(__name__)
 
 FORMAT = 1
 """Version of the dataset layout and manifest."""
@@ -52,7 +65,13 @@ METADATA_KEY = "rami_lab"
 TABLES = ("rounds", "games")
 """The tables a dataset may hold: per round and seat, per game and seat."""
 _TMP = ".tmp"
+_LOCK = ".lock"
 _BATCH = re.compile(r"games-(\d{12})-(\d{12})\.parquet")
+_PARQUET_MAGIC = b"PAR1"
+_MANIFEST_EVERY = 5.0
+"""Seconds between two updates of the manifest's batch list during a run."""
+_AGAIN = "run the command that wrote the dataset again (rami info shows it): it plays the missing games again"
+"""What to do about a batch whose games are lost: the same command replays exactly those games."""
 
 
 class DatasetError(ValueError):
@@ -131,11 +150,198 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         manifest = json.loads(file.read_text("utf-8"))
         manifest["identity"]["tables"]
+        _listed(manifest)
     except (ValueError, KeyError, TypeError) as exc:
         raise DatasetError(f"{file}: damaged manifest ({exc})") from None
     if manifest.get("format") != FORMAT:
         raise DatasetError(f"{file}: dataset format {manifest.get('format')!r}; this version reads format {FORMAT}")
     return manifest
+
+
+def _listed(manifest: dict[str, Any]) -> list[tuple[int, int]]:
+    """The batches the manifest lists, as inclusive game ranges (none for a manifest written before the list)."""
+    out = []
+    for span in manifest.get("batches", []):
+        first, last, size = span["first"], span["last"], span["size"]
+        out += [(a, min(a + size, last + 1) - 1) for a in range(first, last + 1, size)]
+    return out
+
+
+def _spans(done: Sequence[tuple[int, int]]) -> list[dict[str, int]]:
+    """Batches as spans of consecutive batches of one size: ``{"first", "last", "size"}``, the shortest list.
+
+    A span's last batch may be shorter than ``size`` (the end of a game range).
+    """
+    spans: list[dict[str, int]] = []
+    for a, b in sorted(done):
+        span = spans[-1] if spans else None
+        if span and a == span["last"] + 1 and (a - span["first"]) % span["size"] == 0 and b - a + 1 <= span["size"]:
+            span["last"] = b
+        else:
+            spans.append({"first": a, "last": b, "size": b - a + 1})
+    return spans
+
+
+def _footer_problem(file: Path) -> str | None:
+    """Why ``file`` is not a whole parquet file, from its magic bytes and footer length; None when it is.
+
+    A parquet file starts and ends with ``PAR1``, the end preceded by the
+    footer's length: a file cut short loses its end. This reads 12 bytes, so
+    every file of a large dataset is checked whenever it is loaded.
+    """
+    try:
+        fd = os.open(file, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            if size < 12:
+                return f"{size} bytes, too short for a parquet file"
+            head, tail = os.pread(fd, 4, 0), os.pread(fd, 8, size - 8)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    footer = int.from_bytes(tail[:4], "little")
+    if head != _PARQUET_MAGIC or tail[4:] != _PARQUET_MAGIC:
+        return "truncated or corrupt (it does not begin and end as a parquet file does)"
+    if footer > size - 12:
+        return f"corrupt (its footer claims {footer:,} bytes of a {size:,}-byte file)"
+    return None
+
+
+@dataclass
+class Survey:
+    """What a dataset's folder holds, file by file.
+
+    Attributes
+    ----------
+    done : list of (int, int)
+        Inclusive game ranges of the finished batches (a whole file in every
+        table), in order.
+    problems : list of str
+        One line per damaged, foreign, made-elsewhere or missing file: its
+        path, what is wrong and what to do.
+    orphans : list of Path
+        Whole files of a batch whose twin in the other table is not there (a
+        run stopped between writing the two, or the twin was deleted): not
+        part of the dataset; the next run removes them and plays their games
+        again.
+    """
+
+    done: list[tuple[int, int]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    orphans: list[Path] = field(default_factory=list)
+
+
+def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool) -> Survey:
+    """Check every batch file of the dataset at ``root`` (see :func:`check`)."""
+    tables = manifest["identity"]["tables"]
+    survey = Survey()
+    found: dict[tuple[int, int], set[str]] = {}
+    damaged: set[tuple[int, int]] = set()
+    for table in tables:
+        folder = root / table
+        if not folder.is_dir():
+            continue
+        with os.scandir(folder) as listing:
+            entries = sorted((item.name, item.is_file()) for item in listing)
+        for name, is_file in entries:
+            entry = folder / name
+            match = _BATCH.fullmatch(name)
+            if not match or not is_file:
+                survey.problems.append(f"{entry}: foreign file in the dataset (not a batch file); move it away")
+                continue
+            first, last = int(match[1]), int(match[2])
+            problem = _footer_problem(entry)
+            if problem is not None:
+                problem += f"; delete it, then {_AGAIN}"
+            elif thorough:
+                problem = _provenance_problem(entry, manifest["identity"], table, first, last, players)
+            if problem is not None:
+                survey.problems.append(f"{entry}: {problem}")
+                damaged.add((first, last))
+            else:
+                found.setdefault((first, last), set()).add(table)
+    listed = set(_listed(manifest))
+    for batch in sorted(listed | set(found)):
+        here = found.get(batch, set())
+        if here == set(tables):
+            survey.done.append(batch)
+            continue
+        if batch in damaged:
+            continue
+        if batch in listed:
+            survey.problems += [f"{root / table / batch_name(*batch)}: missing (the manifest lists games "
+                                f"{batch[0]:,}..{batch[1]:,}); {_AGAIN}" for table in tables if table not in here]
+        survey.orphans += [root / table / batch_name(*batch) for table in sorted(here)]
+    for (a0, a1), (b0, b1) in zip(survey.done, survey.done[1:]):
+        if b0 <= a1:
+            survey.problems.append(f"{root}: batch files {batch_name(a0, a1)} and {batch_name(b0, b1)} overlap; "
+                                   f"move the one this dataset did not write away")
+    return survey
+
+
+def _provenance_problem(file: Path, identity: dict[str, Any], table: str, first: int, last: int,
+                        players: int) -> str | None:
+    """What is wrong with a whole parquet file's metadata in this dataset; None when nothing is."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(file)
+    except (OSError, ValueError) as exc:
+        return f"corrupt parquet footer ({_one_line(exc)}); delete it, then {_AGAIN}"
+    raw = (meta.metadata or {}).get(METADATA_KEY.encode())
+    if raw is None:
+        return "a parquet file without rami-lab provenance (not written by this dataset); move it away"
+    try:
+        prov = json.loads(raw)
+    except ValueError:
+        return f"damaged provenance in its metadata; delete it, then {_AGAIN}"
+    if _canonical(prov.get("identity")) != identity:
+        reasons = _differences(prov.get("identity") or {}, identity)
+        return f"made by another command ({'; '.join(reasons[:3])}); move it away"
+    if (prov.get("table"), prov.get("first_game"), prov.get("last_game")) != (table, first, last):
+        return (f"its metadata says table {prov.get('table')}, games {prov.get('first_game')}.."
+                f"{prov.get('last_game')}: not what its name says; move it away")
+    if table == "games" and meta.num_rows != (last - first + 1) * players:
+        return (f"{meta.num_rows} rows where {last - first + 1} games of {players} seats need "
+                f"{(last - first + 1) * players}; delete it, then {_AGAIN}")
+    return None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def check(path: str | os.PathLike[str], thorough: bool = True) -> Survey:
+    """Check every batch file of the dataset at ``path``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The dataset folder.
+    thorough : bool
+        True: read every file's parquet footer and provenance (2 to 6 ms a
+        file): a truncated or corrupt file, a file of another dataset or
+        table, a games file with the wrong number of rows. False: only the
+        magic bytes and footer length (12 bytes a file), which finds any
+        file cut short; what :func:`load` does.
+
+    Returns
+    -------
+    Survey
+        The finished batches, and one line per problem: a truncated, corrupt
+        or foreign file, or a batch the manifest lists whose file is missing.
+        A batch file whose twin was never written (a killed run) is no
+        problem: it is left out and played again by the next run.
+
+    Raises
+    ------
+    DatasetError
+        ``path`` is not a dataset, or its manifest is damaged.
+    """
+    root = Path(path)
+    manifest = read_manifest(root)
+    return _survey(root, manifest, manifest["identity"]["ruleset"]["players"], thorough)
 
 
 def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
@@ -154,35 +360,53 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
     Returns
     -------
     polars.LazyFrame
-        Every batch file of the table; nothing is read until it is collected.
-        The same files read with ``pl.scan_parquet(PATH / table)`` or
-        ``pandas.read_parquet(PATH / table)``.
+        Every finished batch of the table; nothing is read until it is
+        collected. The same files read with ``pl.scan_parquet(PATH / table)``
+        or ``pandas.read_parquet(PATH / table)``.
+
+    Raises
+    ------
+    DatasetError
+        ``path`` is not a dataset, or one of its batch files is truncated,
+        corrupt (its parquet magic bytes or footer length are wrong), foreign
+        or missing (listed by the manifest): the message names each file and
+        what to do (``rami info PATH`` lists every problem, one a line).
     """
     if table not in TABLES:
         raise ValueError(f"table must be one of {', '.join(TABLES)}, got {table!r}")
-    manifest = read_manifest(path)
+    root = Path(path)
+    manifest = read_manifest(root)
     if table not in manifest["identity"]["tables"]:
         raise DatasetError(f"{path} holds only the {', '.join(manifest['identity']['tables'])} table; "
                            f"load(path, table={manifest['identity']['tables'][0]!r})")
-    folder = Path(path) / table
-    files = sorted(folder.glob("games-*.parquet"))
-    if not files:
-        raise DatasetError(f"{folder}: no finished batch yet")
-    return pl.scan_parquet(files)
+    survey = _survey(root, manifest, manifest["identity"]["ruleset"]["players"], thorough=False)
+    if survey.problems:
+        more = f" (and {len(survey.problems) - 1} more problems: rami info {root} lists them)" \
+            if len(survey.problems) > 1 else ""
+        raise DatasetError(f"{root}: damaged dataset: {survey.problems[0]}{more}")
+    if not survey.done:
+        raise DatasetError(f"{root / table}: no finished batch yet")
+    return pl.scan_parquet([root / table / batch_name(*batch) for batch in survey.done])
 
 
 def file_provenance(file: str | os.PathLike[str]) -> dict[str, Any]:
     """The provenance stored in one batch file's parquet metadata."""
     import pyarrow.parquet as pq
 
+    problem = _footer_problem(Path(file))
+    if problem is not None:
+        raise DatasetError(f"{file}: {problem}")
     try:
         meta = pq.read_metadata(file).metadata or {}
     except (OSError, ValueError) as exc:
-        raise DatasetError(f"{file}: truncated or not a parquet file ({exc})") from None
+        raise DatasetError(f"{file}: corrupt parquet footer ({_one_line(exc)})") from None
     raw = meta.get(METADATA_KEY.encode())
     if raw is None:
         raise DatasetError(f"{file}: a parquet file without rami-lab provenance")
-    return json.loads(raw)
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise DatasetError(f"{file}: damaged rami-lab provenance in its metadata") from None
 
 
 def _check_target(root: Path) -> None:
@@ -198,12 +422,69 @@ def _check_target(root: Path) -> None:
         raise DatasetError(f"cannot write {root}: no write permission in {ancestor}")
 
 
+def _sync_folder(folder: Path) -> None:
+    """Make the renames in ``folder`` durable (a power cut after this keeps them)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # systems that cannot open a folder (Windows) make renames durable themselves
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse to sync a folder; the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def _write_whole(data: bytes, tmp: Path, final: Path) -> None:
+    """Write ``data`` to ``final`` so that ``final`` is never seen partly written, even after a power cut."""
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, final)
+    _sync_folder(final.parent)
+
+
+class _Lock:
+    """The operating system's exclusive lock on a dataset's ``.lock`` file, held while a run writes.
+
+    ``flock`` locks belong to the open file, so the system releases the lock
+    when the process ends, whether it ends normally, by an exception or by
+    SIGKILL: a killed run never leaves a dataset locked.
+    """
+
+    def __init__(self, root: Path) -> None:
+        import fcntl
+
+        self.file = open(root / _LOCK, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            self.file.seek(0)
+            holder = self.file.read().strip()
+            self.file.close()
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise DatasetError(f"cannot lock {root / _LOCK}: {exc.strerror or exc}") from None
+            raise DatasetError(f"{root} is being written by another run now ({holder or 'a run starting'}); "
+                               f"wait for it to end, or choose another output folder") from None
+        self.file.seek(0)
+        self.file.truncate()
+        self.file.write(f"process {os.getpid()} on {socket.gethostname()}, since {now()}\n")
+        self.file.flush()
+
+    def release(self) -> None:
+        if not self.file.closed:
+            self.file.close()  # closing the file releases the lock
+
+
 @dataclass
 class Writer:
     """An open dataset: where batches go, and the runs' record.
 
-    Made by :func:`open_dataset`, which has checked the folder; the driver
-    calls :meth:`write` for each finished batch and :meth:`close` at the end.
+    Made by :func:`open_dataset`, which has checked the folder and holds its
+    lock; the driver calls :meth:`write` for each finished batch and
+    :meth:`close` at the end, which releases the lock.
     """
 
     root: Path
@@ -211,6 +492,9 @@ class Writer:
     done: list[tuple[int, int]] = field(default_factory=list)
     written: int = 0
     """Games written by this run."""
+    lock: _Lock | None = None
+    saved: float = field(default_factory=time.monotonic)
+    """When the manifest was last written (``time.monotonic``)."""
 
     @property
     def tables(self) -> list[str]:
@@ -232,78 +516,44 @@ class Writer:
         return todo
 
     def write(self, first: int, count: int, files: dict[str, bytes]) -> None:
-        """Write one finished batch: each table's file under ``.tmp``, then renamed into place."""
+        """Write one finished batch: each table's file under ``.tmp``, synced, then renamed into place.
+
+        The batch is listed in the manifest only once both files are in
+        place (at the next update of the manifest, within a few seconds).
+        """
         name = batch_name(first, first + count - 1)
         for table in self.tables:
             tmp = self.root / _TMP / f"{table}-{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-            tmp.write_bytes(files[table])
-            os.replace(tmp, self.root / table / name)
+            _write_whole(files[table], tmp, self.root / table / name)
         self.done.append((first, first + count - 1))
         self.written += count
+        if time.monotonic() - self.saved >= _MANIFEST_EVERY:
+            self._save(games_played=self.written)
+
+    def _save(self, **run: Any) -> None:
+        self.manifest["runs"][-1].update(run)
+        self.manifest["batches"] = _spans(self.done)
+        _write_manifest(self.root, self.manifest)
+        self.saved = time.monotonic()
 
     def close(self, status: str, games_played: int) -> dict[str, Any]:
-        """Record the run's end (``status``: complete, interrupted or failed) in the manifest."""
-        run = self.manifest["runs"][-1]
-        run.update(ended=now(), status=status, games_played=games_played)
-        _write_manifest(self.root, self.manifest)
+        """Record the run's end (``status``: complete, interrupted or failed) in the manifest; release the lock."""
+        try:
+            self._save(ended=now(), status=status, games_played=games_played)
+        finally:
+            if self.lock is not None:
+                self.lock.release()
         return self.manifest
 
 
 def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
     tmp = root / _TMP / f"{MANIFEST}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-    os.replace(tmp, root / MANIFEST)
-
-
-def _scan_batches(root: Path, identity: dict[str, Any], players: int) -> list[tuple[int, int]]:
-    """Game ranges of the finished batches on disk, every file checked; orphans removed.
-
-    A batch is finished when each table holds its file. A file of one table
-    whose twin is missing (the run stopped between the two renames) is the
-    dataset's own, checked, and removed: its games are played again.
-    """
-    found: dict[tuple[int, int], set[str]] = {}
-    for table in identity["tables"]:
-        folder = root / table
-        if not folder.exists():
-            continue
-        for entry in sorted(folder.iterdir()):
-            shown = f"{root / table / entry.name}"
-            match = _BATCH.fullmatch(entry.name)
-            if not match or not entry.is_file():
-                raise DatasetError(f"{shown}: foreign file in the dataset (not a batch file); move it away")
-            first, last = int(match[1]), int(match[2])
-            meta = file_provenance(entry)
-            if _canonical(meta.get("identity")) != identity:
-                reasons = _differences(meta.get("identity") or {}, identity)
-                raise DatasetError(f"{shown}: made by another command ({'; '.join(reasons[:3])})")
-            if (meta.get("table"), meta.get("first_game"), meta.get("last_game")) != (table, first, last):
-                raise DatasetError(f"{shown}: its metadata says table {meta.get('table')}, games "
-                                   f"{meta.get('first_game')}..{meta.get('last_game')}: not what its name says")
-            if table == "games":
-                import pyarrow.parquet as pq
-
-                rows = pq.read_metadata(entry).num_rows
-                if rows != (last - first + 1) * players:
-                    raise DatasetError(f"{shown}: {rows} rows where {last - first + 1} games of {players} seats "
-                                       f"need {(last - first + 1) * players}")
-            found.setdefault((first, last), set()).add(table)
-    done = []
-    for (first, last), tables in sorted(found.items()):
-        if tables == set(identity["tables"]):
-            done.append((first, last))
-        else:
-            for table in tables:
-                (root / table / batch_name(first, last)).unlink()
-    for (a0, a1), (b0, b1) in zip(done, done[1:]):
-        if b0 <= a1:
-            raise DatasetError(f"{root}: batch files {batch_name(a0, a1)} and {batch_name(b0, b1)} overlap")
-    return done
+    _write_whole((json.dumps(manifest, indent=2) + "\n").encode("utf-8"), tmp, root / MANIFEST)
 
 
 def open_dataset(path: str | os.PathLike[str], identity: dict[str, Any], run: dict[str, Any],
                  players: int) -> Writer:
-    """Check ``path`` and open it for writing: a new dataset, or one made with the same identity.
+    """Check ``path``, lock it and open it for writing: a new dataset, or one made with the same identity.
 
     Parameters
     ----------
@@ -317,44 +567,71 @@ def open_dataset(path: str | os.PathLike[str], identity: dict[str, Any], run: di
     players : int
         Seats per game (the games table holds that many rows per game).
 
+    Returns
+    -------
+    Writer
+        Holding the dataset's lock until :meth:`Writer.close` (or the end of
+        the process).
+
     Raises
     ------
     DatasetError
-        The folder cannot be written, holds something else than this
-        dataset, or holds a dataset made by another command. Nothing has
-        been played or changed then (but for removing this dataset's own
-        leftovers of a killed run).
+        The folder cannot be written, another run is writing it now, it
+        holds something else than this dataset, a dataset made by another
+        command, or a damaged batch file (named, with what to do). Nothing
+        has been played or changed then (but for the lock file and removing
+        this dataset's own leftovers of a killed run).
     """
     if isinstance(path, str) and not path.strip():
         raise DatasetError("the output path is empty; give a folder name, e.g. results")
     root = Path(path)
     _check_target(root)
     identity = _canonical(identity)
-    manifest: dict[str, Any]
-    if root.is_dir() and any(root.iterdir()):
-        allowed = {MANIFEST, _TMP, *TABLES}
+    if root.is_dir():
+        allowed = {MANIFEST, _TMP, _LOCK, *TABLES}
         for entry in sorted(root.iterdir()):
             if entry.name not in allowed:
                 raise DatasetError(f"{entry}: foreign file in the output folder (not part of a results dataset); "
                                    f"choose an empty or new folder")
-        if not (root / MANIFEST).exists():
-            if any(f.is_file() for table in TABLES if (root / table).is_dir() for f in (root / table).iterdir()):
-                raise DatasetError(f"{root}: batch files but no {MANIFEST}; not a dataset this run can add to")
-            # Killed before its manifest was written: nothing of it to keep.
-            manifest = {"format": FORMAT, "identity": identity, "runs": []}
-        else:
-            manifest = read_manifest(root)
-        if manifest["identity"] != identity:
-            reasons = _differences(manifest["identity"], identity)
-            raise DatasetError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
-                               f"choose another output folder, or remove this one to start again")
-        for table in TABLES:
-            if table not in identity["tables"] and (root / table).exists():
-                raise DatasetError(f"{root / table}: a table this dataset does not hold")
-    else:
-        manifest = {"format": FORMAT, "identity": identity, "runs": []}
     try:
         root.mkdir(parents=True, exist_ok=True)
+        lock = _Lock(root)
+    except OSError as exc:
+        raise DatasetError(f"cannot write {root}: {exc.strerror or exc}") from None
+    try:
+        return _open_locked(root, identity, run, players, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _open_locked(root: Path, identity: dict[str, Any], run: dict[str, Any], players: int, lock: _Lock) -> Writer:
+    """The rest of :func:`open_dataset`, once the lock is held: nobody else changes the folder now."""
+    manifest: dict[str, Any]
+    if not (root / MANIFEST).exists():
+        if any(f.is_file() for table in TABLES if (root / table).is_dir() for f in (root / table).iterdir()):
+            raise DatasetError(f"{root}: batch files but no {MANIFEST}; not a dataset this run can add to")
+        # A new dataset, or one killed before its manifest was written: nothing of it to keep.
+        manifest = {"format": FORMAT, "identity": identity, "runs": []}
+    else:
+        manifest = read_manifest(root)
+    if manifest["identity"] != identity:
+        reasons = _differences(manifest["identity"], identity)
+        raise DatasetError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
+                           f"choose another output folder, or remove this one to start again")
+    for table in TABLES:
+        if table not in identity["tables"] and (root / table).exists():
+            raise DatasetError(f"{root / table}: a table this dataset does not hold")
+    survey = _survey(root, manifest, players, thorough=True)
+    # A listed batch deleted on purpose (what a damaged file's message asks) is played again.
+    gone = [p for p in survey.problems if ": missing (the manifest lists" in p]
+    refused = [p for p in survey.problems if p not in gone]
+    if refused:
+        more = f" (and {len(refused) - 1} more: rami info {root} lists them)" if len(refused) > 1 else ""
+        raise DatasetError(refused[0].replace(_AGAIN, "run this command again") + more)
+    for line in gone:
+        log.warning("%s", line.split(";")[0] + "; its games are played again")
+    try:
         tmp = root / _TMP
         if tmp.exists():
             # Leftovers of a killed run: never renamed, so never part of the dataset.
@@ -362,15 +639,17 @@ def open_dataset(path: str | os.PathLike[str], identity: dict[str, Any], run: di
         tmp.mkdir()
         for table in identity["tables"]:
             (root / table).mkdir(exist_ok=True)
+        for orphan in survey.orphans:
+            orphan.unlink()
     except OSError as exc:
         raise DatasetError(f"cannot write {root}: {exc.strerror or exc}") from None
-    done = _scan_batches(root, identity, players)
     manifest["runs"].append({**_canonical(run), "status": "running"})
+    writer = Writer(root, manifest, survey.done, lock=lock)
     try:
-        _write_manifest(root, manifest)
+        writer._save()
     except OSError as exc:
         raise DatasetError(f"cannot write {root / MANIFEST}: {exc.strerror or exc}") from None
-    return Writer(root, manifest, done)
+    return writer
 
 
 def games_on_disk(path: str | os.PathLike[str]) -> list[tuple[int, int]]:

@@ -1,4 +1,4 @@
-"""``rami info``: what made a results dataset (or one of its batch files)."""
+"""``rami info``: what made a results dataset (or one of its batch files), and whether it is whole."""
 
 from __future__ import annotations
 
@@ -46,12 +46,19 @@ def info_command(path: Path, as_json: bool) -> None:
     """Say what made the results dataset PATH: rules, strategies, seed, runs, versions.
 
     PATH may also be one batch file of a dataset (its parquet metadata).
+    Every batch file is checked (its parquet footer and provenance, and
+    every batch the manifest lists is there): each problem is one line on
+    stderr, naming the file and what to do, and the exit code is then 1.
     """
     from sim import store
 
     try:
         if path.is_file():
-            meta = store.file_provenance(path)
+            try:
+                meta = store.file_provenance(path)
+            except store.DatasetError as exc:
+                raise click.ClickException(f"{exc}; if it belongs to a dataset, delete it, then run the command "
+                                           f"that wrote the dataset again (rami info on its folder shows it)") from exc
             if as_json:
                 click.echo(json.dumps(meta, indent=2))
                 return
@@ -60,20 +67,37 @@ def info_command(path: Path, as_json: bool) -> None:
                 click.echo(line)
             return
         manifest = store.read_manifest(path)
+        survey = store.check(path)
         if as_json:
             click.echo(json.dumps(manifest, indent=2))
-            return
-        ranges = store.games_on_disk(path)
-        games = sum(b - a + 1 for a, b in ranges)
-        files = [f for t in manifest["identity"]["tables"] for f in (path / t).glob("games-*.parquet")]
-        size = sum(f.stat().st_size for f in files)
-        click.echo(f"{path}: results dataset, {games:,} games on disk ({store.describe_ranges(ranges)})")
-        click.echo(f"files       {len(files):,} ({size / 1e6:,.1f} MB, {size / max(games, 1):,.0f} bytes a game)")
-        for line in _identity_lines(manifest["identity"]):
-            click.echo(line)
-        click.echo(f"runs        {len(manifest['runs'])}")
-        for run in manifest["runs"]:
-            for line in _run_lines(run):
-                click.echo(line)
+        else:
+            _describe(path, manifest, survey)
     except store.DatasetError as exc:
         raise click.ClickException(str(exc)) from exc
+    for problem in survey.problems:
+        click.echo(f"Error: {problem}", err=True)
+    if survey.problems:
+        raise click.exceptions.Exit(1)
+
+
+def _describe(path: Path, manifest: dict[str, Any], survey: Any) -> None:
+    from sim import store
+
+    ranges: list[tuple[int, int]] = []
+    for a, b in survey.done:
+        if ranges and a == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], b)
+        else:
+            ranges.append((a, b))
+    games = sum(b - a + 1 for a, b in ranges)
+    files = [f for t in manifest["identity"]["tables"] for f in (path / t).glob("games-*.parquet")]
+    size = sum(f.stat().st_size for f in files)
+    whole = "" if not survey.problems else f"; {len(survey.problems)} problems, below"
+    click.echo(f"{path}: results dataset, {games:,} games on disk ({store.describe_ranges(ranges)}){whole}")
+    click.echo(f"files       {len(files):,} ({size / 1e6:,.1f} MB, {size / max(games, 1):,.0f} bytes a game)")
+    for line in _identity_lines(manifest["identity"]):
+        click.echo(line)
+    click.echo(f"runs        {len(manifest['runs'])}")
+    for run in manifest["runs"]:
+        for line in _run_lines(run):
+            click.echo(line)
