@@ -46,7 +46,8 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["Standing", "TournamentResult", "better_points", "play_table", "renamed", "tables_for", "tournament"]
+__all__ = ["Standing", "TournamentResult", "better_points", "identity", "play_table", "renamed", "tables_for",
+           "tournament"]
 
 UNIT = "game"
 
@@ -55,6 +56,14 @@ def better_points(game: str) -> str:
     """Which way points per round are better in ``game``: ``"higher"`` in basic rummy (the
     winner collects), ``"lower"`` elsewhere (a penalty)."""
     return "higher" if game == "basic" else "lower"
+
+
+def identity(strategy: str | strategy_lib.Strategy, game: str) -> tuple:
+    """What makes ``strategy`` play as it does in ``game``: its kind and every parameter the
+    kernels read there (a Python policy's slot included), never its name. Two strategies of
+    one identity play every deal the same way."""
+    s = strategy_lib.get(strategy).for_game(game)
+    return (game, int(s.kind), tuple(float(v) for v in s.vector()))
 
 
 def _named(entries: Sequence[str | strategy_lib.Strategy]) -> list[strategy_lib.Strategy]:
@@ -99,7 +108,9 @@ def play_table(
     """
     n = len(seated)
     frames = []
-    alike = len({s.name for s in seated}) == 1
+    # Names are labels: only strategies that play alike (same kind and parameters) make every
+    # rotation the same game.
+    alike = len({identity(s, ruleset.game) for s in seated}) == 1
     for k in range(n):
         order = [seated[(s - k) % n] for s in range(n)]
         if alike and frames:
