@@ -47,10 +47,12 @@ monotone in ``μ``), and ``μ`` is solved for chances 0.5, 0.025 and 0.975.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -313,6 +315,17 @@ class Comparison:
                 "alpha": self.alpha, "beta": self.beta, "batch": self.batch, "max_games": self.max_games,
                 "seed": self.seed, "first_game": self.first_game, "objective": self.objective,
                 "looks": self.looks_table().to_dicts(), "wall_seconds": self.wall_seconds}
+
+    def write(self, folder: Path | str) -> Path:
+        """Save the comparison in ``folder``: ``looks.csv`` (the test at each look), ``gains.csv``
+        (each game's gain, to recompute any figure) and ``comparison.json`` (:meth:`to_dict`)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.looks_table().write_csv(folder / "looks.csv")
+        pl.DataFrame({"game": np.arange(self.first_game, self.first_game + self.gains.size, dtype=np.int64),
+                      "gain": self.gains}).write_csv(folder / "gains.csv")
+        (folder / "comparison.json").write_text(json.dumps(self.to_dict(), indent=2), "utf-8")
+        return folder
 
     def __str__(self) -> str:
         r = self.ruleset
