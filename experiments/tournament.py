@@ -47,7 +47,7 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["Standing", "TournamentResult", "better_points", "dataset_rows", "identity", "play_table", "ranking_from",
+__all__ = ["Standing", "TournamentResult", "better_points", "check", "dataset_rows", "identity", "play_table", "ranking_from",
            "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
@@ -461,6 +461,12 @@ def tournament(
         command = shlex.join(["rami", "tournament", ",".join(s.name for s in chosen), "--rules", ruleset,
                               "--players", str(r.players), "--games", str(games), "--seed", str(seed)])
     return _result(pl.concat(frames), settings, r, time.perf_counter() - start, command)
+
+
+def check(strategies: Sequence[str | strategy_lib.Strategy], ruleset: rules.Ruleset | str = "rami51",
+          players: int | None = None, games: int = 1000, resamples: int = 300) -> None:
+    """Refuse what :func:`tournament` would refuse about its inputs (``ValueError``), playing nothing."""
+    _plan(strategies, ruleset, players, games, resamples)
 
 
 def _plan(strategies, ruleset, players, games, resamples):
