@@ -488,5 +488,5 @@ def check_settings(indifference: float, improvement: float, alpha: float, beta: 
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"{key} must be a finite number of points per round, got {value!r}")
     if improvement <= indifference:
-        raise ValueError(f"the improvement bound ({improvement:g}) must exceed the indifference bound "
-                         f"({indifference:g})")
+        raise ValueError(f"improvement must exceed indifference (the bounds on the gain): got improvement "
+                         f"{improvement:g}, indifference {indifference:g}")

@@ -103,19 +103,26 @@ def tournament_command(strategy_list, ruleset, overrides, players, games, seed, 
     except ValueError as exc:
         message = _option_words(str(exc))
         raise BadValue(message if message.startswith("--") else f"STRATEGIES {strategy_list!r}: {message}") from None
-    bar = _bar(quiet)
+    bars: list = []
 
     def update(done: int, total: int) -> None:
+        # The bar starts with the first game, once the output folder has passed its checks.
+        if not bars:
+            bars.append(_bar(quiet))
+        bar = bars[0]
         if bar.total != total:
             bar.reset(total=total)
         bar.update(done - bar.n)
 
     try:
-        with bar, _quiet_libraries():
+        with _quiet_libraries():
             result = tournament_lib.tournament(chosen, r, players, games, seed, workers=workers, resamples=resamples,
                                                progress=update, out=folder)
     except ValueError as exc:  # an output folder that cannot be used: found before any game
         raise click.ClickException(str(exc)) from None
+    finally:
+        for bar in bars:
+            bar.close()
     result.command = " ".join(["rami", "tournament", strategy_list, "--rules", ruleset,
                                *[f"--set {o}" for o in overrides], "--players", str(result.ruleset.players),
                                "--games", str(games), "--seed", str(seed)])
@@ -163,9 +170,9 @@ def _option_words(message: str) -> str:
 @click.option("--improvement", type=float, default=None, callback=_finite,
               help="H1: the gain is at least this  [default: 1 point per round, or 0.02 with --objective wins]")
 @click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Chance of calling A better under H0.")
+              show_default=True, callback=_finite, help="Chance of calling A better under H0.")
 @click.option("--beta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Chance of missing a gain of --improvement.")
+              show_default=True, callback=_finite, help="Chance of missing a gain of --improvement.")
 @click.option("--batch", type=click.IntRange(min=1), default=200, show_default=True,
               help="Games between two looks (the first look waits for 100 games).")
 @click.option("--max-games", type=click.IntRange(min=MIN_FIRST_LOOK), default=20_000, show_default=True,
