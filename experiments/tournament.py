@@ -69,6 +69,9 @@ def identity(strategy: str | strategy_lib.Strategy, game: str) -> tuple:
 
 def _named(entries: Sequence[str | strategy_lib.Strategy]) -> list[strategy_lib.Strategy]:
     """The strategies, checked to have distinct names (a name is how results tell them apart)."""
+    if isinstance(entries, str):
+        raise ValueError(f"strategies must be a list of strategies, got the string {entries!r}; "
+                         f"give a list, e.g. {entries.split(',')!r}")
     chosen = [strategy_lib.get(s) for s in entries]
     names = [s.name for s in chosen]
     twice = sorted({n for n in names if names.count(n) > 1})

@@ -72,6 +72,33 @@ def test_tournament_separates_strategies_that_differ():
 def test_tournament_rejects_twice_the_same_name():
     with pytest.raises(ValueError, match="listed twice"):
         sim.tournament(["greedy", "greedy"], "basic")
+    with pytest.raises(ValueError, match=r"a list, e.g. \['greedy', 'random'\]"):
+        sim.tournament("greedy,random", "basic")
+
+
+def test_a_tournament_on_disk_ranks_again_from_its_datasets_and_resumes(tmp_path):
+    first = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    assert (tmp_path / "t" / "table-1" / "rotation-2" / "manifest.json").is_file()
+    again = tournament.ranking_from(tmp_path / "t")
+    memory = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50)
+    assert first.table().equals(again.table()) and first.table().equals(memory.table())
+    # The same tournament again finds every game on disk; other settings are refused.
+    files = {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")}
+    resumed = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")} == files  # nothing played again
+    assert resumed.table().equals(first.table())
+    with pytest.raises(ValueError, match="other settings"):
+        sim.tournament(["random", "greedy"], "basic", games=40, resamples=50, out=tmp_path / "t")
+
+
+def test_a_comparison_saves_its_looks_and_words_its_verdicts(tmp_path):
+    res = sim.compare("random", "greedy", "basic", field=["greedy"], batch=100, max_games=300, seed=2)
+    assert res.decision == "worse" and res.high < 0 and "is worse than" in str(res)
+    res.write(tmp_path / "c")
+    looks = pl.read_csv(tmp_path / "c" / "looks.csv")
+    assert looks["games"].to_list() == [n for n, *_ in res.looks] and looks.height == len(res.looks)
+    gains = pl.read_csv(tmp_path / "c" / "gains.csv")
+    assert gains.height == res.games and abs(gains["gain"].mean() - res.naive) < 1e-9
 
 
 def test_tournament_command_writes_its_report(tmp_path):
