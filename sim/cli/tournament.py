@@ -12,6 +12,8 @@ import json
 import math
 import os
 import re
+import signal
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -304,9 +306,31 @@ def tune_command(start, params, ruleset, field, objective, trials, games, top, c
     except ValueError as exc:
         raise BadValue(f"--study: {exc}") from None
     _claim_tune_folder(folder, config.key())
-    say = (lambda line: None) if quiet else (lambda line: click.echo(line, err=True))
-    with _quiet_libraries():
-        result = tuning.tune(config, study_file, folder, workers=workers, progress=say)
+    stop: list[bool] = []
+
+    def say(line: str) -> None:
+        # A Ctrl-C that landed in a library's clean-up (which swallows it) still stops the tune here.
+        if stop:
+            raise KeyboardInterrupt
+        if not quiet:
+            click.echo(line, err=True)
+
+    def interrupt(signum, frame) -> None:
+        stop.append(True)
+        raise KeyboardInterrupt
+
+    def unraisable(info) -> None:
+        if not isinstance(info.exc_value, KeyboardInterrupt):
+            hook(info)
+
+    previous, hook = signal.signal(signal.SIGINT, interrupt), sys.unraisablehook
+    sys.unraisablehook = unraisable
+    try:
+        with _quiet_libraries():
+            result = tuning.tune(config, study_file, folder, workers=workers, progress=say)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sys.unraisablehook = hook
     if as_json:
         conf = result.confirmation
         emit_json({"config": json.loads(config.key()), "name": name, "trials": result.trials_table.to_dicts(),
