@@ -44,7 +44,8 @@ from experiments.tournament import better_points, play_table
 from sim import rules
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
-__all__ = ["Candidate", "TuneConfig", "TuneResult", "evaluate", "parse_space", "search", "tune"]
+__all__ = ["Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
+           "parse_space", "search", "trials_table", "tune"]
 
 OBJECTIVES = sequential.OBJECTIVES
 SEARCH_GAMES = 0
@@ -352,7 +353,7 @@ def search(
 # ---------------------------------------------------------------------- tune
 
 
-def _effective(params: Mapping[str, float]) -> tuple:
+def effective_params(params: Mapping[str, float]) -> tuple:
     """The parameters that change play: weights the chosen modes never read are dropped, so two
     candidates differing only there count as one."""
     p = dict(params)
@@ -552,15 +553,15 @@ def tune(
     s = search(objective, config.space, config.trials, study, study_name=config.name, seed=config.seed,
                key=config.key(), first=first,
                callback=lambda n, best: say(f"trial {n}/{config.trials}: best gain so far {best:+.3f}"),
-               plays_like=lambda params: _effective(candidate_of(config, params).params))
+               plays_like=lambda params: effective_params(candidate_of(config, params).params))
     from optuna.trial import TrialState
 
     table = trials_table(s, config)
     finished = sorted((t for t in s.trials if t.state == TrialState.COMPLETE), key=lambda t: -t.value)
     # The start is the yardstick, not a candidate: trials that play like it are not re-evaluated.
-    seen, best = {_effective(start.params)}, []
+    seen, best = {effective_params(start.params)}, []
     for t in finished:
-        key = _effective(candidate_of(config, t.params).params)
+        key = effective_params(candidate_of(config, t.params).params)
         if key not in seen:
             seen.add(key)
             best.append(t)

@@ -346,15 +346,15 @@ def test_trials_that_play_alike_are_not_played_again(tmp_path):
 
     # near_weight is read only from discard 1 on: with discard 0 every near_weight plays alike.
     study = tuning.search(objective, {"discard": (0, 1), "near_weight": (0.0, 10.0)}, 12, tmp_path / "s.db",
-                          seed=1, plays_like=lambda p: tuning._effective(p))
+                          seed=1, plays_like=lambda p: tuning.effective_params(p))
     finished = [t for t in study.trials if t.value is not None]
     assert len(finished) == 12
-    played = {tuning._effective(p) for p in calls}
+    played = {tuning.effective_params(p) for p in calls}
     assert len(calls) == len(played)  # each way of playing once
     for t in finished:
         if "plays_like" in t.user_attrs:
             earlier = study.trials[t.user_attrs["plays_like"]]
-            assert tuning._effective(earlier.params) == tuning._effective(t.params) and earlier.value == t.value
+            assert tuning.effective_params(earlier.params) == tuning.effective_params(t.params) and earlier.value == t.value
 
 
 def test_a_start_outside_the_ranges_is_refused_before_any_game(tmp_path, monkeypatch):
