@@ -61,8 +61,8 @@ import strategies as strategy_lib
 from experiments.tournament import better_points, identity, play_table
 from sim import rules
 
-__all__ = ["MIN_FIRST_LOOK", "Comparison", "compare", "game_gains", "check_settings", "look_points", "median_unbiased", "sprt_bounds",
-           "sprt_decide"]
+__all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
+           "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
 
 BETTER, WORSE, NOT_BETTER, UNDECIDED = "better", "worse", "no improvement", "undecided"
 VERDICTS = (BETTER, WORSE, NOT_BETTER, UNDECIDED)

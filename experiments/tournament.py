@@ -47,8 +47,8 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["Standing", "TournamentResult", "better_points", "check", "dataset_rows", "identity", "play_table", "ranking_from",
-           "renamed", "tables_for", "tournament"]
+__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "better_points", "check", "dataset_rows", "identity",
+           "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
 

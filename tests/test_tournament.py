@@ -354,7 +354,8 @@ def test_trials_that_play_alike_are_not_played_again(tmp_path):
     for t in finished:
         if "plays_like" in t.user_attrs:
             earlier = study.trials[t.user_attrs["plays_like"]]
-            assert tuning.effective_params(earlier.params) == tuning.effective_params(t.params) and earlier.value == t.value
+            assert tuning.effective_params(earlier.params) == tuning.effective_params(t.params)
+            assert earlier.value == t.value
 
 
 def test_a_start_outside_the_ranges_is_refused_before_any_game(tmp_path, monkeypatch):

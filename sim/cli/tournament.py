@@ -30,7 +30,8 @@ MIN_FIRST_LOOK = 100
 --max-games below it could never decide."""
 
 workers_option = click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
-                              show_default="all cores", help="Threads running the engine (results do not depend on it).")
+                              show_default="all cores",
+                              help="Threads running the engine (results do not depend on it).")
 
 
 def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -153,7 +154,8 @@ def _option_words(message: str) -> str:
                          ("alpha", "--alpha"), ("beta", "--beta"), ("trials", "--trials"), ("top", "--top"),
                          ("improvement", "--improvement"), ("indifference", "--indifference")):
         message = re.sub(rf"(?<![\w-]){word}(?= must)", option, message)
-    message = message.replace("with objective wins", "with --objective wins").replace("give players=", "give --players ")
+    message = message.replace("with objective wins", "with --objective wins")
+    message = message.replace("give players=", "give --players ")
     return message.replace(" (dataclasses.replace(strategy, name=...))", "")
 
 
