@@ -8,20 +8,30 @@ per round minus ``a``'s on that game's deals (all rotations pooled), or the
 reverse in basic rummy where points are a gain; positive means ``a`` did
 better.
 
-The test is Wald's sequential probability ratio test for the mean gain
-``μ`` of normal observations, ``H0: μ = indifference`` against
-``H1: μ = improvement``, with the standard deviation estimated from the
-games so far. After every batch of games the log likelihood ratio
+The test is a sequential probability ratio test for the mean gain ``μ`` of
+normal observations, ``H0: μ = indifference`` against ``H1: μ = improvement``,
+with the standard deviation estimated from the games so far. At every look
+the log likelihood ratio
 
     Λ_n = (δ1 − δ0) / s² · (Σ d_i − n (δ0 + δ1) / 2)
 
-is compared with ``log((1 − β) / α)`` (decide "a is better": reject H0)
-and ``log(β / (1 − α))`` (decide "no improvement": accept H0); games are
-added until one is crossed or ``max_games`` is reached ("undecided"). Wald's
-bounds keep the chance of deciding "better" when ``μ ≤ δ0`` under α and of
-deciding "no improvement" when ``μ ≥ δ1`` under β (checked by simulation in
-the tests). Looking only after each batch makes the test slightly more
-conservative, never less.
+is compared with ``log(1 / α)`` (reject H0: "a is better") and ``log(β)``
+(accept H0); games are added until one is crossed or ``max_games`` is
+reached ("undecided"). These are the bounds of Ville's inequality rather
+than Wald's ``log((1 − β) / α)`` and ``log(β / (1 − α))``: the likelihood
+ratio is a martingale under each hypothesis, so the chance that it *ever*
+crosses the far bound is at most α (or β) however often the test looks,
+and the error rates hold at every batch size, one game included. The
+standard deviation is estimated, so no look comes before
+:data:`MIN_FIRST_LOOK` games (an estimate from a handful of games is often
+far too small, which made a test that looked after two games call "better"
+13% of the time with no effect at all; a skew of the games' gains, as real
+games have, needs a little more than 50 games). Both error rates are checked by
+simulation in ``tests/test_sequential.py`` at batch sizes from 1 up.
+
+When H0 is accepted, the verdict says how: "worse" when the 95% interval
+of the gain (below) lies entirely under zero, "no improvement" otherwise
+(the gain is below the improvement bound, maybe zero).
 
 The mean of the games used is biased once the test stops early (it stops
 when the running mean happens to be extreme). The estimate reported is
@@ -37,29 +47,48 @@ monotone in ``μ``), and ``μ`` is solved for chances 0.5, 0.025 and 0.975.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
-from experiments.tournament import better_points, play_table
+from experiments.tournament import better_points, identity, play_table
 from sim import rules
 
-__all__ = ["Comparison", "compare", "game_gains", "median_unbiased", "sprt_bounds", "sprt_decide"]
+__all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
+           "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
 
-BETTER, NOT_BETTER, UNDECIDED = "better", "no improvement", "undecided"
+BETTER, WORSE, NOT_BETTER, UNDECIDED = "better", "worse", "no improvement", "undecided"
+VERDICTS = (BETTER, WORSE, NOT_BETTER, UNDECIDED)
+MIN_FIRST_LOOK = 100
+"""Games before the test first looks: its standard deviation is estimated from them."""
 
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's ``(lower, upper)`` bounds on the log likelihood ratio."""
+    """The ``(lower, upper)`` bounds on the log likelihood ratio: ``log β`` and ``log(1/α)``
+    (Ville's inequality: each holds its error rate at every look)."""
     for key, value in (("alpha", alpha), ("beta", beta)):
-        if not 0.0 < value < 0.5:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 0.5:
             raise ValueError(f"{key} must lie strictly between 0 and 0.5, got {value!r}")
-    return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
+    return math.log(beta), math.log(1.0 / alpha)
+
+
+def look_points(batch: int, max_games: int, min_games: int = MIN_FIRST_LOOK) -> np.ndarray:
+    """Games played at each look: every multiple of ``batch`` from ``min_games`` on, and ``max_games``.
+
+    Returns
+    -------
+    array of int, shape (looks,)
+        Increasing; the last is ``max_games`` (the only look when ``max_games < min_games``).
+    """
+    first = max(batch, math.ceil(min_games / batch) * batch)
+    return np.unique(np.append(np.arange(first, max_games, batch, dtype=np.int64), max_games))
 
 
 def _llr(total: np.ndarray, n: np.ndarray, sd: np.ndarray, indifference: float, improvement: float) -> np.ndarray:
@@ -74,15 +103,15 @@ def sprt_decide(
     improvement: float,
     alpha: float,
     beta: float,
-    min_games: int = 20,
+    min_games: int = MIN_FIRST_LOOK,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Run the test on given observations, vectorised over independent sequences.
 
     Parameters
     ----------
     gains : array of float, shape (sequences, n)
-        Observations in order; the test looks after every ``batch`` of them
-        (and not before ``min_games``), up to ``n``.
+        Observations in order; the test looks at :func:`look_points`
+        ``(batch, n, min_games)``.
 
     Returns
     -------
@@ -101,9 +130,9 @@ def sprt_decide(
     s1 = np.cumsum(d, axis=1)
     s2 = np.cumsum(d * d, axis=1)
     open_ = np.ones(reps, dtype=bool)
-    for k in range(batch, n + batch, batch):
-        k = min(k, n)
-        if k < max(min_games, 2):
+    for k in look_points(batch, n, min_games):
+        k = int(k)
+        if k < 2:
             continue
         total, sq = s1[:, k - 1], s2[:, k - 1]
         sd = np.sqrt(np.maximum((sq - total * total / k) / (k - 1), 0.0))
@@ -113,7 +142,7 @@ def sprt_decide(
         decision[up], decision[down] = 1, -1
         used[up | down] = k
         open_ &= ~(up | down)
-        if not open_.any() or k == n:
+        if not open_.any():
             break
     return decision, used
 
@@ -208,8 +237,10 @@ class Comparison:
     Attributes
     ----------
     decision : str
-        ``"better"`` (a gains at least ``indifference``: H0 rejected),
-        ``"no improvement"`` (H0 accepted), or ``"undecided"`` at ``max_games``.
+        ``"better"`` (H0 rejected: ``a`` gains more than ``indifference``),
+        ``"worse"`` (H0 accepted and the gain's 95% interval lies below
+        zero), ``"no improvement"`` (H0 accepted otherwise: ``a`` does not
+        gain ``improvement``), or ``"undecided"`` at ``max_games``.
     games : int
         Duplicate games used (each played once per rotation, in both arms).
     estimate, low, high : float
@@ -217,6 +248,10 @@ class Comparison:
         its 95% interval (positive: ``a`` better).
     naive : float
         The plain mean gain of the games used (biased by early stopping).
+    looks : list of (games, mean gain, sd, log likelihood ratio)
+        The test's state at each look it made.
+    gains : array of float, shape (games,)
+        The gain of each game used, in game order.
     """
 
     a: str
@@ -235,44 +270,119 @@ class Comparison:
     alpha: float
     beta: float
     seed: int
-    looks: list[tuple[int, float]] = field(default_factory=list)
+    looks: list[tuple[int, float, float, float]] = field(default_factory=list)
     wall_seconds: float = 0.0
+    batch: int = 0
+    max_games: int = 0
+    first_game: int = 0
+    gains: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    objective: str = "points"
+
+    @property
+    def unit(self) -> str:
+        return "points per round" if self.objective == "points" else "share of games won"
 
     @property
     def better(self) -> bool:
         return self.decision == BETTER
 
+    def headline(self) -> str:
+        """The verdict as a sentence."""
+        unit = self.unit
+        return {BETTER: f"{self.a} is better than {self.b} (its gain exceeds {self.indifference:g} {unit})",
+                WORSE: f"{self.a} is worse than {self.b}",
+                NOT_BETTER: f"{self.a} does not improve on {self.b} by {self.improvement:g} {unit} "
+                            f"(no measurable difference either way)",
+                UNDECIDED: f"undecided after {self.games:,} games: the gain of {self.a} over {self.b} is neither "
+                           f"shown above {self.indifference:g} nor below {self.improvement:g} {unit}"}[self.decision]
+
+    def looks_table(self) -> pl.DataFrame:
+        """The looks as a frame: ``games``, ``mean_gain``, ``sd``, ``llr``, and the bounds."""
+        lower, upper = sprt_bounds(self.alpha, self.beta)
+        rows = [{"games": n, "mean_gain": m, "sd": s, "llr": llr, "lower": lower, "upper": upper}
+                for n, m, s, llr in self.looks]
+        return pl.DataFrame(rows, schema={"games": pl.Int64, "mean_gain": pl.Float64, "sd": pl.Float64,
+                                          "llr": pl.Float64, "lower": pl.Float64, "upper": pl.Float64})
+
+    def to_dict(self) -> dict:
+        """Everything but the per-game gains, as plain values (for JSON)."""
+        return {"a": self.a, "b": self.b, "ruleset": self.ruleset.to_dict(), "field": list(self.field),
+                "decision": self.decision, "headline": self.headline(), "games": self.games,
+                "gain": {"estimate": self.estimate, "low": self.low, "high": self.high, "naive": self.naive,
+                         "unit": self.unit, "interval": "95%, median-unbiased for the sequential stop",
+                         "resampling_unit": "game"},
+                "sd": self.sd, "indifference": self.indifference, "improvement": self.improvement,
+                "alpha": self.alpha, "beta": self.beta, "batch": self.batch, "max_games": self.max_games,
+                "seed": self.seed, "first_game": self.first_game, "objective": self.objective,
+                "looks": self.looks_table().to_dicts(), "wall_seconds": self.wall_seconds}
+
+    def write(self, folder: Path | str) -> Path:
+        """Save the comparison in ``folder``: ``looks.csv`` (the test at each look), ``gains.csv``
+        (each game's gain, to recompute any figure) and ``comparison.json`` (:meth:`to_dict`)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.looks_table().write_csv(folder / "looks.csv")
+        pl.DataFrame({"game": np.arange(self.first_game, self.first_game + self.gains.size, dtype=np.int64),
+                      "gain": self.gains}).write_csv(folder / "gains.csv")
+        (folder / "comparison.json").write_text(json.dumps(self.to_dict(), indent=2), "utf-8")
+        return folder
+
     def __str__(self) -> str:
         r = self.ruleset
-        sense = "fewer" if better_points(r.game) == "lower" else "more"
-        head = {BETTER: f"{self.a} is better than {self.b}",
-                NOT_BETTER: f"{self.a} does not improve on {self.b} by {self.improvement:g} points per round",
-                UNDECIDED: f"undecided after {self.games:,} games"}[self.decision]
-        return (f"{head} ({r.game}, {r.players} players, field {', '.join(self.field)}; SPRT with "
-                f"indifference {self.indifference:g}, improvement {self.improvement:g} points per round, "
+        sense = (f" ({'fewer' if better_points(r.game) == 'lower' else 'more'} points is better)"
+                 if self.objective == "points" else "")
+        digits = 2 if self.objective == "points" else 4
+        return (f"{self.headline()} ({r.game}, {r.players} players, field {', '.join(self.field)}; sequential test "
+                f"with indifference {self.indifference:g}, improvement {self.improvement:g} {self.unit}, "
                 f"alpha {self.alpha:g}, beta {self.beta:g})\n"
                 f"games used: {self.games:,} duplicate games, each played once per rotation in both arms\n"
-                f"gain of {self.a} over {self.b}: {self.estimate:+.2f} points per round ({sense} points is better), "
-                f"95% interval {self.low:+.2f} to {self.high:+.2f} (median-unbiased for the sequential stop; "
-                f"plain mean {self.naive:+.2f})")
+                f"gain of {self.a} over {self.b}: {self.estimate:+.{digits}f} {self.unit}{sense}, "
+                f"95% interval {self.low:+.{digits}f} to {self.high:+.{digits}f} (the game is the unit; "
+                f"median-unbiased for the sequential stop; plain mean {self.naive:+.{digits}f})")
 
 
-def game_gains(frame_a: pl.DataFrame, frame_b: pl.DataFrame, better: str) -> pl.DataFrame:
+OBJECTIVES = ("points", "wins")
+
+
+def focal_values(frame: pl.DataFrame, objective: str, better: str) -> pl.DataFrame:
+    """Per game, the objective of the strategy at position 0 (``strategy_index`` 0), higher better.
+
+    ``"points"``: its points per round over the game's rounds and rotations,
+    signed so that higher is better; ``"wins"``: its share of the game's win
+    in each rotation (a ``k``-way tie counts ``1/k``, a game nobody won 0),
+    averaged over the rotations.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``game`` and ``v``, sorted by game.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if objective == "points":
+        sign = -1.0 if better == "lower" else 1.0
+        focal = frame.filter(pl.col("strategy_index") == 0)
+        return focal.group_by("game").agg((sign * pl.col("points").cast(pl.Float64).mean()).alias("v")).sort("game")
+    finals = (frame.group_by("rotation", "game", "seat").agg(pl.col("won").first(), pl.col("strategy_index").first())
+              .with_columns(pl.col("won").cast(pl.Float64).sum().over("rotation", "game").alias("k")))
+    share = finals.filter(pl.col("strategy_index") == 0).with_columns(
+        pl.when(pl.col("k") > 0).then(pl.col("won").cast(pl.Float64) / pl.col("k")).otherwise(0.0).alias("s"))
+    return share.group_by("game").agg(pl.col("s").mean().alias("v")).sort("game")
+
+
+def game_gains(frame_a: pl.DataFrame, frame_b: pl.DataFrame, better: str, objective: str = "points") -> pl.DataFrame:
     """Per game, the gain of the strategy at position 0 of arm A over the one of arm B.
 
     Returns
     -------
     polars.DataFrame
-        Columns ``game`` and ``gain`` (points per round of B minus A's, or
-        A minus B's when higher is better), sorted by game.
+        Columns ``game`` and ``gain``: with ``objective="points"`` points per
+        round of B minus A's (A minus B's when higher is better), with
+        ``"wins"`` A's share of games won minus B's; sorted by game.
     """
-    def per_game(frame: pl.DataFrame, tag: str) -> pl.DataFrame:
-        return (frame.filter(pl.col("strategy_index") == 0).group_by("game")
-                .agg(pl.col("points").cast(pl.Float64).mean().alias(tag)))
-
-    joined = per_game(frame_a, "a").join(per_game(frame_b, "b"), on="game").sort("game")
-    gain = pl.col("b") - pl.col("a") if better == "lower" else pl.col("a") - pl.col("b")
-    return joined.select("game", gain.alias("gain"))
+    joined = (focal_values(frame_a, objective, better).rename({"v": "a"})
+              .join(focal_values(frame_b, objective, better).rename({"v": "b"}), on="game").sort("game"))
+    return joined.select("game", (pl.col("a") - pl.col("b")).alias("gain"))
 
 
 def compare(
@@ -290,72 +400,93 @@ def compare(
     first_game: int = 0,
     workers: int | None = None,
     progress: Callable[[int, float], None] | None = None,
+    objective: str = "points",
 ) -> Comparison:
     """Sequentially test whether ``a`` beats ``b`` against ``field`` (see the module's docstring).
 
     Parameters
     ----------
     a, b : str or Strategy
-        The strategies compared (any name :func:`strategies.get` takes, or objects).
+        The strategies compared (any name :func:`strategies.get` takes, or
+        objects); they must play differently (another kind or parameters:
+        a name alone is a label).
     ruleset : Ruleset or str
     field : sequence of str or Strategy
         The other seats of the table (at least one); ``players`` is one more.
     indifference, improvement : float
-        The bounds δ0 < δ1 on the gain in points per round.
+        The bounds δ0 < δ1 on the gain in points per round (finite).
     alpha, beta : float
         The error rates: deciding "better" when the gain is at most δ0, and
-        "no improvement" when it is at least δ1.
+        "no improvement" (or "worse") when it is at least δ1.
     batch : int
-        Games added between two looks.
+        Games added between two looks (1 or more; the first look waits for
+        :data:`MIN_FIRST_LOOK` games).
     max_games : int
-        The test stops undecided here.
+        The test stops undecided here (at least :data:`MIN_FIRST_LOOK`).
     seed, first_game : int
         The simulation seed, and the first game index (a confirmation on
         fresh deals starts past the games a search used).
     progress : callable, optional
         ``progress(games, llr)`` after each look.
+    objective : str
+        ``"points"`` (the gain in points per round, the game's own sense of
+        better) or ``"wins"`` (the gain in share of games won; then
+        ``indifference`` and ``improvement`` are shares, e.g. 0.02).
     """
     start = time.perf_counter()
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     sa, sb = strategy_lib.get(a), strategy_lib.get(b)
     others = [strategy_lib.get(s) for s in field]
-    if not others:
-        raise ValueError("the field must hold at least one strategy (the other seats of the table)")
-    for key, value, least in (("batch", batch, 2), ("max_games", max_games, 2)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
-    sprt_bounds(alpha, beta)  # checks alpha and beta before any game is played
-    if improvement <= indifference:
-        raise ValueError(f"the improvement bound ({improvement}) must exceed the indifference bound ({indifference})")
+    check_settings(indifference, improvement, alpha, beta, batch, max_games, len(others))
     base = rules.as_ruleset(ruleset)
     players = len(others) + 1
     r = base if base.players == players else base.replace(players=players)
+    if identity(sa, r.game) == identity(sb, r.game):
+        raise ValueError(f"{sa.name!r} and {sb.name!r} play exactly alike in {r.game} (same kind and parameters): "
+                         "compare two strategies that differ")
     better = better_points(r.game)
-    checks = np.arange(batch, max_games + batch, batch)
-    checks[-1] = min(checks[-1], max_games)
-    checks = np.unique(np.minimum(checks, max_games))
+    checks = look_points(batch, max_games)
     gains = np.zeros(0)
-    looks: list[tuple[int, float]] = []
+    looks: list[tuple[int, float, float, float]] = []
     side, stage = 0, len(checks) - 1
     for k, n in enumerate(checks):
         have = gains.size
         fa = play_table(r, [sa, *others], seed, first_game + have, int(n) - have, workers, label="a")
         fb = play_table(r, [sb, *others], seed, first_game + have, int(n) - have, workers, label="b")
-        gains = np.concatenate([gains, game_gains(fa, fb, better)["gain"].to_numpy()])
+        gains = np.concatenate([gains, game_gains(fa, fb, better, objective)["gain"].to_numpy()])
         sd = float(gains.std(ddof=1)) if gains.size > 1 else 0.0
         llr = float(_llr(np.array(gains.sum()), np.array(gains.size), np.array(sd), indifference, improvement))
-        looks.append((int(n), llr))
+        looks.append((int(n), float(gains.mean()), sd, llr))
         if progress:
             progress(int(n), llr)
         # The decision is sprt_decide's, the function whose error rates the tests measure; earlier
         # looks crossed no bound, so only this one can decide.
-        decided, _ = sprt_decide(gains[None, :], batch, indifference, improvement, alpha, beta, min_games=2)
+        decided, _ = sprt_decide(gains[None, :], batch, indifference, improvement, alpha, beta)
         if decided[0] != 0:
             side, stage = int(decided[0]), k
             break
     sd = float(gains.std(ddof=1))
     est, low, high = median_unbiased(side, stage, float(gains.mean()), checks, sd, indifference, improvement, alpha,
                                      beta, seed=seed)
-    decision = {1: BETTER, -1: NOT_BETTER, 0: UNDECIDED}[side]
+    decision = {1: BETTER, -1: WORSE if high < 0 and gains.mean() < 0 else NOT_BETTER, 0: UNDECIDED}[side]
     return Comparison(sa.name, sb.name, r, tuple(s.name for s in others), decision, int(gains.size), est, low, high,
                       float(gains.mean()), sd, indifference, improvement, alpha, beta, seed, looks,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, batch, max_games, first_game, gains, objective)
+
+
+def check_settings(indifference: float, improvement: float, alpha: float, beta: float, batch: int, max_games: int,
+                   field_size: int = 1) -> None:
+    """Refuse settings the test cannot use, before any game is played (``ValueError`` naming the setting)."""
+    if field_size < 1:
+        raise ValueError("the field must hold at least one strategy (the other seats of the table)")
+    for key, value, least in (("batch", batch, 1), ("max_games", max_games, MIN_FIRST_LOOK)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+    sprt_bounds(alpha, beta)
+    for key, value in (("indifference", indifference), ("improvement", improvement)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{key} must be a finite number of points per round, got {value!r}")
+    if improvement <= indifference:
+        raise ValueError(f"improvement must exceed indifference (the bounds on the gain): got improvement "
+                         f"{improvement:g}, indifference {indifference:g}")

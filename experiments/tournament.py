@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import shlex
 import time
@@ -46,7 +47,8 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["Standing", "TournamentResult", "better_points", "play_table", "renamed", "tables_for", "tournament"]
+__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "better_points", "check", "dataset_rows", "identity",
+           "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
 
@@ -57,8 +59,19 @@ def better_points(game: str) -> str:
     return "higher" if game == "basic" else "lower"
 
 
+def identity(strategy: str | strategy_lib.Strategy, game: str) -> tuple:
+    """What makes ``strategy`` play as it does in ``game``: its kind and every parameter the
+    kernels read there (a Python policy's slot included), never its name. Two strategies of
+    one identity play every deal the same way."""
+    s = strategy_lib.get(strategy).for_game(game)
+    return (game, int(s.kind), tuple(float(v) for v in s.vector()))
+
+
 def _named(entries: Sequence[str | strategy_lib.Strategy]) -> list[strategy_lib.Strategy]:
     """The strategies, checked to have distinct names (a name is how results tell them apart)."""
+    if isinstance(entries, str):
+        raise ValueError(f"strategies must be a list of strategies, got the string {entries!r}; "
+                         f"give a list, e.g. {entries.split(',')!r}")
     chosen = [strategy_lib.get(s) for s in entries]
     names = [s.name for s in chosen]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -81,13 +94,14 @@ def tables_for(n_strategies: int, players: int) -> list[tuple[int, ...]]:
 
 def play_table(
     ruleset: rules.Ruleset,
-    seated: Sequence[strategy_lib.Strategy],
+    seated: Sequence[str | strategy_lib.Strategy],
     seed: int,
     first_game: int,
     n_games: int,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
     label: str = "",
+    out: Path | str | None = None,
 ) -> pl.DataFrame:
     """Rows of games ``first_game ..`` played once per rotation of ``seated`` through the seats.
 
@@ -95,11 +109,16 @@ def play_table(
     strategies given as objects (a renamed copy, a tuned file) rather than
     names. Returns the result columns plus ``arm`` (``label``) and
     ``rotation``; ``strategy`` and ``strategy_index`` follow the strategy
-    whatever its seat.
+    whatever its seat. With ``out``, rotation ``k`` is written to the results
+    dataset ``out/rotation-k`` (:func:`sim.simulate`'s ``out``: games already
+    there are not played again) and the rows are read back from it.
     """
     n = len(seated)
+    seated = [strategy_lib.get(s) for s in seated]
     frames = []
-    alike = len({s.name for s in seated}) == 1
+    # Names are labels: only strategies that play alike (same kind and parameters) make every
+    # rotation the same game. A dataset keeps every rotation, so it is read back whole.
+    alike = out is None and len({identity(s, ruleset.game) for s in seated}) == 1
     for k in range(n):
         order = [seated[(s - k) % n] for s in range(n)]
         if alike and frames:
@@ -107,16 +126,37 @@ def play_table(
             df = frames[0].drop("arm", "rotation")
             if progress:
                 progress(n_games)
+        elif out is not None:
+            folder = Path(out) / f"rotation-{k}"
+            sim.simulate(ruleset, order, n_games=n_games, seed=seed, workers=workers, progress=progress,
+                         first_game=first_game, out=folder)
+            df = dataset_rows(folder).filter(pl.col("game").is_between(first_game, first_game + n_games - 1))
         else:
             df = sim.simulate(ruleset, order, n_games=n_games, seed=seed, workers=workers, progress=progress,
                               first_game=first_game)
-        frames.append(df.with_columns(
-            pl.col(pl.Categorical).cast(pl.String),
-            ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-            pl.lit(label).alias("arm"),
-            pl.lit(k, dtype=pl.Int8).alias("rotation"),
-        ))
+        frames.append(_rotation_rows(df, k, n, label))
     return pl.concat(frames)
+
+
+def _rotation_rows(df: pl.DataFrame, k: int, n: int, label: str) -> pl.DataFrame:
+    return df.with_columns(
+        pl.col(pl.Categorical).cast(pl.String),
+        pl.col(pl.Enum).cast(pl.String),
+        ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
+        pl.lit(label).alias("arm"),
+        pl.lit(k, dtype=pl.Int8).alias("rotation"),
+    )
+
+
+def dataset_rows(folder: Path | str) -> pl.DataFrame:
+    """The rows of a results dataset with the columns :func:`sim.simulate` returns: its ``rounds``
+    table (read with :func:`sim.load`) joined to the game-level facts of its ``games`` table."""
+    from sim.api import GAME_LEVEL, RESULT_COLUMNS
+
+    rounds = sim.load(folder, "rounds")
+    games = sim.load(folder, "games").select("game", "seat", *GAME_LEVEL)
+    return rounds.join(games, on=["game", "seat"]).select(list(RESULT_COLUMNS)).sort("game", "round", "seat") \
+        .collect()
 
 
 @dataclass(frozen=True)
@@ -350,6 +390,10 @@ def _ratings(orders: pl.DataFrame, n: int, rng: np.random.Generator, resamples: 
     return full, draws
 
 
+SETTINGS_FILE = "tournament.json"
+"""The settings of a tournament written to a folder; :func:`ranking_from` reads them."""
+
+
 def tournament(
     strategies: Sequence[str | strategy_lib.Strategy],
     ruleset: rules.Ruleset | str = "rami51",
@@ -359,6 +403,7 @@ def tournament(
     workers: int | None = None,
     resamples: int = 300,
     progress: Callable[[int, int], None] | None = None,
+    out: Path | str | None = None,
 ) -> TournamentResult:
     """Rank ``strategies`` on duplicate deals (see the module's docstring).
 
@@ -382,12 +427,53 @@ def tournament(
         Bootstrap resamples for every interval.
     progress : callable, optional
         ``progress(done, total)`` in engine games.
+    out : path, optional
+        A folder for the games: each table's rotations are written as
+        results datasets (``out/table-T/rotation-K``, :mod:`sim.store`) with
+        the settings in ``out/tournament.json``; :func:`ranking_from`
+        recomputes the ranking from them. A folder holding a tournament of
+        the same settings resumes it (its finished batches are not played
+        again); any other non-empty folder is refused.
 
     Returns
     -------
     TournamentResult
     """
     start = time.perf_counter()
+    chosen, r, tables, per_table = _plan(strategies, ruleset, players, games, resamples)
+    settings = _settings(chosen, r, tables, per_table, seed, resamples)
+    if out is not None:
+        _claim(Path(out), settings)
+    total = per_table * len(tables) * r.players
+    done = 0
+
+    def tick(k: int) -> None:
+        nonlocal done
+        done += k
+        if progress:
+            progress(done, total)
+
+    frames = []
+    for t, members in enumerate(tables):
+        seated = [chosen[i] for i in members]
+        folder = None if out is None else Path(out) / f"table-{t + 1}"
+        frames.append(play_table(r, seated, seed, t * per_table, per_table, workers, tick, label=f"table {t + 1}",
+                                 out=folder))
+    command = ""
+    if isinstance(ruleset, str) and all(isinstance(s, str) for s in strategies):
+        command = shlex.join(["rami", "tournament", ",".join(s.name for s in chosen), "--rules", ruleset,
+                              "--players", str(r.players), "--games", str(games), "--seed", str(seed)])
+    return _result(pl.concat(frames), settings, r, time.perf_counter() - start, command)
+
+
+def check(strategies: Sequence[str | strategy_lib.Strategy], ruleset: rules.Ruleset | str = "rami51",
+          players: int | None = None, games: int = 1000, resamples: int = 300) -> None:
+    """Refuse what :func:`tournament` would refuse about its inputs (``ValueError``), playing nothing."""
+    _plan(strategies, ruleset, players, games, resamples)
+
+
+def _plan(strategies, ruleset, players, games, resamples):
+    """The strategies, ruleset, tables and games per table, every input checked."""
     chosen = _named(strategies)
     if players is None:
         players = min(len(chosen), 4)
@@ -401,21 +487,69 @@ def tournament(
     r = base if base.players == players else base.replace(players=players)
     tables = tables_for(len(chosen), players)
     per_table = max(2, math.ceil(games / len(tables)))
-    total = per_table * len(tables) * players
-    done = 0
+    return chosen, r, tables, per_table
 
-    def tick(k: int) -> None:
-        nonlocal done
-        done += k
-        if progress:
-            progress(done, total)
 
+def _settings(chosen, r, tables, per_table, seed, resamples) -> dict:
+    return {"format": 1, "names": [s.name for s in chosen], "ruleset": r.to_dict(),
+            "strategies": [{"name": s.name, "identity": list(identity(s, r.game))} for s in chosen],
+            "tables": [list(m) for m in tables], "games_per_table": per_table, "seed": seed,
+            "resamples": resamples}
+
+
+def _claim(folder: Path, settings: dict) -> None:
+    """Take ``folder`` for a tournament: new or empty, or one this tournament (same settings) began."""
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file; a tournament writes a folder")
+    marker = folder / SETTINGS_FILE
+    if marker.is_file():
+        try:
+            there = json.loads(marker.read_text("utf-8"))
+        except ValueError:
+            raise ValueError(f"{marker} is damaged; give another folder") from None
+        if there != json.loads(json.dumps(settings)):
+            raise ValueError(f"{folder} holds a tournament with other settings; give another folder "
+                             "(or the same strategies, rules, players, games, seed and resamples to resume it)")
+        return
+    if folder.is_dir() and any(folder.iterdir()):
+        raise ValueError(f"{folder} is not empty and holds no tournament; give a new or empty folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(settings, indent=2), "utf-8")
+
+
+def ranking_from(folder: Path | str) -> TournamentResult:
+    """The tournament written to ``folder`` (``tournament(..., out=folder)``), ranked again from its
+    datasets alone: the same result as the run that wrote it, whatever was printed then.
+
+    Raises
+    ------
+    ValueError
+        When ``folder`` holds no tournament or a table's games are missing.
+    """
+    folder = Path(folder)
+    marker = folder / SETTINGS_FILE
+    if not marker.is_file():
+        raise ValueError(f"{folder} holds no tournament ({SETTINGS_FILE} is missing)")
+    settings = json.loads(marker.read_text("utf-8"))
+    r = rules.Ruleset(**settings["ruleset"])
+    per_table = settings["games_per_table"]
     frames = []
-    for t, members in enumerate(tables):
-        seated = [chosen[i] for i in members]
-        frames.append(play_table(r, seated, seed, t * per_table, per_table, workers, tick, label=f"table {t + 1}"))
-    frame = pl.concat(frames)
-    names = [s.name for s in chosen]
+    for t, members in enumerate(settings["tables"]):
+        for k in range(len(members)):
+            rows = dataset_rows(folder / f"table-{t + 1}" / f"rotation-{k}")
+            rows = rows.filter(pl.col("game").is_between(t * per_table, (t + 1) * per_table - 1))
+            if rows["game"].n_unique() != per_table:
+                raise ValueError(f"{folder}/table-{t + 1}/rotation-{k} holds {rows['game'].n_unique()} of its "
+                                 f"{per_table} games: run the tournament again to finish it")
+            frames.append(_rotation_rows(rows, k, len(members), f"table {t + 1}"))
+    return _result(pl.concat(frames), settings, r, 0.0, "")
+
+
+def _result(frame: pl.DataFrame, settings: dict, r: rules.Ruleset, wall: float, command: str) -> TournamentResult:
+    """Rank the strategies of a tournament's rows (``play_table``'s columns, one arm per table)."""
+    names = settings["names"]
+    seed, resamples = settings["seed"], settings["resamples"]
+    tables = [tuple(m) for m in settings["tables"]]
     better = better_points(r.game)
     rng = np.random.default_rng([seed, 13])
 
@@ -444,12 +578,8 @@ def tournament(
         if both.sum() >= 2:
             pairwise[(a, b)] = stats.paired_difference(ta[both], ca[both], tb[both], cb[both], rng, resamples,
                                                        unit=UNIT)
-    command = ""
-    if isinstance(ruleset, str) and all(isinstance(s, str) for s in strategies):
-        command = shlex.join(["rami", "tournament", ",".join(names), "--rules", ruleset, "--players", str(players),
-                              "--games", str(games), "--seed", str(seed)])
-    return TournamentResult(r, names, [tuple(names[i] for i in m) for m in tables], per_table, seed, better,
-                            standings, pairwise, draws, full, frame, time.perf_counter() - start, command, unbounded)
+    return TournamentResult(r, names, [tuple(names[i] for i in m) for m in tables], settings["games_per_table"],
+                            seed, better, standings, pairwise, draws, full, frame, wall, command, unbounded)
 
 
 def renamed(strategy: str | strategy_lib.Strategy, name: str) -> strategy_lib.Strategy:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -70,6 +72,33 @@ def test_tournament_separates_strategies_that_differ():
 def test_tournament_rejects_twice_the_same_name():
     with pytest.raises(ValueError, match="listed twice"):
         sim.tournament(["greedy", "greedy"], "basic")
+    with pytest.raises(ValueError, match=r"a list, e.g. \['greedy', 'random'\]"):
+        sim.tournament("greedy,random", "basic")
+
+
+def test_a_tournament_on_disk_ranks_again_from_its_datasets_and_resumes(tmp_path):
+    first = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    assert (tmp_path / "t" / "table-1" / "rotation-2" / "manifest.json").is_file()
+    again = tournament.ranking_from(tmp_path / "t")
+    memory = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50)
+    assert first.table().equals(again.table()) and first.table().equals(memory.table())
+    # The same tournament again finds every game on disk; other settings are refused.
+    files = {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")}
+    resumed = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")} == files  # nothing played again
+    assert resumed.table().equals(first.table())
+    with pytest.raises(ValueError, match="other settings"):
+        sim.tournament(["random", "greedy"], "basic", games=40, resamples=50, out=tmp_path / "t")
+
+
+def test_a_comparison_saves_its_looks_and_words_its_verdicts(tmp_path):
+    res = sim.compare("random", "greedy", "basic", field=["greedy"], batch=100, max_games=300, seed=2)
+    assert res.decision == "worse" and res.high < 0 and "is worse than" in str(res)
+    res.write(tmp_path / "c")
+    looks = pl.read_csv(tmp_path / "c" / "looks.csv")
+    assert looks["games"].to_list() == [n for n, *_ in res.looks] and looks.height == len(res.looks)
+    gains = pl.read_csv(tmp_path / "c" / "gains.csv")
+    assert gains.height == res.games and abs(gains["gain"].mean() - res.naive) < 1e-9
 
 
 def test_tournament_command_writes_its_report(tmp_path):
@@ -189,7 +218,7 @@ def test_an_interrupted_tune_resumes_without_losing_a_finished_trial(tmp_path):
 
 def test_resuming_with_another_config_is_refused(tmp_path):
     tuning.search(lambda p: 0.0, {"near_weight": (0.0, 1.0)}, 1, tmp_path / "s.db", key="a")
-    with pytest.raises(ValueError, match="another tune"):
+    with pytest.raises(ValueError, match="other settings"):
         tuning.search(lambda p: 0.0, {"near_weight": (0.0, 1.0)}, 2, tmp_path / "s.db", key="b")
 
 
@@ -269,3 +298,106 @@ def test_may_i_3_asks_only_before_the_players_contract():
                 assert 0 not in opened, e
                 asked_before += 1
     assert asked_before > 0  # it still asks while its contract is not laid
+
+
+# ------------------------------------------------------------------ identity, not name
+
+
+def test_a_strategy_is_told_apart_by_its_parameters_not_its_name():
+    # The expert's parameters under the name "greedy", against a greedy field: every rotation is
+    # its own game, exactly as when the expert sits under its own name.
+    r = sim.rules.as_ruleset("basic").replace(players=3)
+    disguised = tournament.renamed(strategies.get("expert").for_game("basic"), "greedy")
+    a = tournament.play_table(r, [disguised, "greedy", "greedy"], 5, 0, 30)
+    b = tournament.play_table(r, [strategies.get("expert").for_game("basic"), strategies.get("greedy"),
+                                  strategies.get("greedy")], 5, 0, 30)
+    key = ["rotation", "game", "round", "seat"]
+    assert a.sort(key)["points"].to_list() == b.sort(key)["points"].to_list()
+    assert a.sort(key)["strategy_index"].to_list() == b.sort(key)["strategy_index"].to_list()
+    assert tournament.identity(disguised, "basic") != tournament.identity(strategies.get("greedy"), "basic")
+    assert tournament.identity(tournament.renamed("greedy", "copy"), "basic") == \
+        tournament.identity(strategies.get("greedy"), "basic")
+
+
+def test_compare_refuses_two_strategies_that_play_alike():
+    for a, b in [("expert", "expert"), ("greedy", tournament.renamed("greedy", "other"))]:
+        with pytest.raises(ValueError, match="play exactly alike"):
+            sim.compare(a, b, "basic", field=["greedy"], max_games=100)
+
+
+# ------------------------------------------------------------------ tuner guards
+
+
+def test_a_resumed_search_proposes_new_points(tmp_path):
+    space = {"near_weight": (0.0, 10.0)}
+    first = tuning.search(lambda p: -p["near_weight"], space, 4, tmp_path / "a.db", seed=2)
+    seen = [t.params["near_weight"] for t in first.trials]
+    resumed = tuning.search(lambda p: -p["near_weight"], space, 8, tmp_path / "a.db", seed=2)
+    new = [t.params["near_weight"] for t in resumed.trials][4:]
+    assert len(new) == 4 and not set(new) & set(seen)
+
+
+def test_trials_that_play_alike_are_not_played_again(tmp_path):
+    calls = []
+
+    def objective(params):
+        calls.append(params)
+        return params["discard"]
+
+    # near_weight is read only from discard 1 on: with discard 0 every near_weight plays alike.
+    study = tuning.search(objective, {"discard": (0, 1), "near_weight": (0.0, 10.0)}, 12, tmp_path / "s.db",
+                          seed=1, plays_like=lambda p: tuning.effective_params(p))
+    finished = [t for t in study.trials if t.value is not None]
+    assert len(finished) == 12
+    played = {tuning.effective_params(p) for p in calls}
+    assert len(calls) == len(played)  # each way of playing once
+    for t in finished:
+        if "plays_like" in t.user_attrs:
+            earlier = study.trials[t.user_attrs["plays_like"]]
+            assert tuning.effective_params(earlier.params) == tuning.effective_params(t.params)
+            assert earlier.value == t.value
+
+
+def test_a_start_outside_the_ranges_is_refused_before_any_game(tmp_path, monkeypatch):
+    monkeypatch.setattr(tuning, "evaluate", lambda *a, **k: pytest.fail("a game was played"))
+    config = tuning.TuneConfig(start="greedy", space={"near_weight": (1.0, 5.0)}, ruleset="basic")
+    with pytest.raises(ValueError, match="near_weight=0 in basic, outside the range"):
+        tuning.tune(config, tmp_path / "study.db")
+    assert not (tmp_path / "study.db").exists()
+
+
+def test_resume_ignores_the_confirmation_settings_and_refuses_others_before_any_game(tmp_path, monkeypatch):
+    base = tuning.TuneConfig(start="greedy", space={"near_weight": (0.0, 5.0)}, ruleset="basic")
+    same = dataclasses.replace(base, confirm_games=100, top=1, improvement=2.0, max_games=500, trials=50)
+    assert same.key() == base.key()
+    tuning.search(lambda p: 0.0, base.space, 1, tmp_path / "s.db", study_name=base.name, key=base.key())
+    other = dataclasses.replace(base, games=100)
+    monkeypatch.setattr(tuning, "evaluate", lambda *a, **k: pytest.fail("a game was played"))
+    with pytest.raises(ValueError, match="other settings"):
+        tuning.tune(other, tmp_path / "s.db")
+    (tmp_path / "junk.db").write_text("not a database")
+    with pytest.raises(ValueError, match="not a study file"):
+        tuning.tune(base, tmp_path / "junk.db")
+
+
+def test_parse_space_refuses_a_parameter_twice_and_fractional_choice_bounds():
+    with pytest.raises(ValueError, match="given twice"):
+        tuning.parse_space(["near_weight=0:1", "near_weight=0:2"])
+    with pytest.raises(ValueError, match="whole numbers"):
+        tuning.parse_space(["discard=0.5:2"])
+    with pytest.raises(ValueError, match="must satisfy"):
+        tuning.parse_space(["near_weight=0:inf"])
+
+
+def test_a_wins_tune_confirms_in_wins_and_writes_every_trial(tmp_path):
+    # The expert in basic rummy discards by mode 2, which reads feed_weight: every trial plays its own way.
+    config = tuning.TuneConfig(start="expert", space={"feed_weight": (0.0, 20.0)},
+                               ruleset="basic", field=("greedy",), objective="wins", trials=4, games=40, top=1,
+                               confirm_games=40, max_games=120, name="wins")
+    res = tuning.tune(config, tmp_path / "study.db", tmp_path)
+    assert res.confirmation.objective == "wins"
+    assert res.confirmation.improvement == 0.02
+    assert -1 <= res.confirmation.estimate <= 1
+    table = pl.read_csv(tmp_path / "trials.csv")
+    assert table.height == 4 and set(table.columns) >= {"trial", "feed_weight", "gain", "games"}
+    assert table["games"].sum() == 40 * (table["plays_like"].is_null().sum())
