@@ -26,7 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine import params as P
-from sim.engine import play as E
+from sim.engine import actions as A
+from sim.engine import events as EVT
+from sim.engine import hand as H
+from sim.engine import round as R
+from sim.engine import state as S
+from sim.engine import table as TB
+from sim.engine import turn as T
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
 from sim.engine.melds import JOKER, ZERO, bit, card_in_meld, joker_in_meld
@@ -71,7 +77,7 @@ def _enter_lay(rules, st, g, ws, ts):
         n_act = ts[TS_CACHED]
         ts[TS_REUSE] = 0
     else:
-        n_act = E.enumerate_actions(
+        n_act = A.enumerate_actions(
             rules, g, seat, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat], opened, ts[TS_TAKEN],
             ts[TS_PENDING], ts[TS_HINT], st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel,
             st.open_n, st.act, st.facts, st.r_mask, st.r_info, ws,
@@ -92,7 +98,7 @@ def _enter_lay(rules, st, g, ws, ts):
 @kernel
 def _enter_discard(rules, st, g, ts):
     seat = ts[TS_SEAT]
-    ts[TS_NDISCARD] = E.legal_discards(
+    ts[TS_NDISCARD] = T.legal_discards(
         rules, g, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], ts[TS_TAKEN], st.seats[seat, S_OPENED] == 1,
         st.c_mask, st.c_info, st.d_legal, st.d_penalty, st.d_fits,
     )
@@ -104,10 +110,10 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     """Start the next turn (``PH_START``): the caps, the restock, the take check."""
     turn = g[G_TURN]
     if turn >= rules.turn_cap:
-        _end(ts, E.TURN_CAP)
+        _end(ts, T.TURN_CAP)
         return
-    if rules.game == P.GAME_CONTRAT and E._table_closed(rules, g, st.seats):
-        _end(ts, E.TURN_CLOSED)
+    if rules.game == P.GAME_CONTRAT and TB.table_closed(rules, g, st.seats):
+        _end(ts, T.TURN_CLOSED)
         return
     seat = (g[G_FIRST] + turn) % rules.players
     ts[TS_SEAT] = seat
@@ -120,12 +126,12 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
         _start_laying(rules, st, g, ws, ts)
         return
     if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
-        if not E._restock(rules, g, ev, st.stock, st.pile, deck_rng, st.pub):
-            _end(ts, E.TURN_BLOCKED)
+        if not T.restock(rules, g, ev, st.stock, st.pile, deck_rng, st.pub):
+            _end(ts, T.TURN_BLOCKED)
             return
     if g[G_PILE] > 0:
         top = st.pile[g[G_PILE] - 1]
-        legal, _, cached = E._take_status(
+        legal, _, cached = T.take_status(
             rules, g, seat, top, st.seats[seat, S_OPENED] == 1, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat],
             st.h_n[seat], st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
             st.act, st.facts, st.r_mask, st.r_info, ws,
@@ -158,31 +164,31 @@ def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
         g[G_PILE] -= 1
         st.pub[PUB_PILE, taken] -= 1
         st.pub[PUB_TOOK + seat, taken] += 1
-        E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, taken)
+        H.take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, taken)
         st.seats[seat, S_TAKES] += 1
-        E._event(ev, g, E.EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
+        EVT.record_event(ev, g, EVT.EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
     else:
         if g[G_STOCK] == 0:
             if g[G_PILE] == 0:
-                _end(ts, E.TURN_BLOCKED)
+                _end(ts, T.TURN_BLOCKED)
                 return
-            E._flip(g, ev, st.stock, st.pile, st.pub)
+            T.flip_pile(g, ev, st.stock, st.pile, st.pub)
             if g[G_DETERMINISTIC]:
-                h = E.position_hash(rules, g, st.h_lo, st.h_hi, st.h_jk, st.seats, st.table, st.stock, st.pile)
-                for i in range(min(g[G_NFLIPS], E.MAX_FLIPS)):
+                h = T.position_hash(rules, g, st.h_lo, st.h_hi, st.h_jk, st.seats, st.table, st.stock, st.pile)
+                for i in range(min(g[G_NFLIPS], S.MAX_FLIPS)):
                     if st.flips[i] == h:
-                        _end(ts, E.TURN_CYCLE)
+                        _end(ts, T.TURN_CYCLE)
                         return
-                if g[G_NFLIPS] < E.MAX_FLIPS:
+                if g[G_NFLIPS] < S.MAX_FLIPS:
                     st.flips[g[G_NFLIPS]] = h
                 g[G_NFLIPS] += 1
         g[G_STOCK] -= 1
         code = st.stock[g[G_STOCK]]
         ts[TS_DRAWN] = code
-        E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
-        E._event(ev, g, E.EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
+        H.take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
+        EVT.record_event(ev, g, EVT.EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
         if rules.may_i:
-            E._may_i(rules, g, ev, seat, kinds, params, policy_rng, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats,
+            T.may_i(rules, g, ev, seat, kinds, params, policy_rng, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats,
                      st.stock, st.pile, st.pub, st.obs)
     _start_laying(rules, st, g, ws, ts)
 
@@ -194,7 +200,7 @@ def lay(rules, st, g, ev, ws, a, ts):
     if st.act[a, A_TYPE] == ACT_STOP:
         _enter_discard(rules, st, g, ts)
         return
-    laid_mask, laid_joker = E.apply_action(
+    laid_mask, laid_joker = A.apply_action(
         rules, g, ev, seat, a, st.act, st.facts, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats, st.table, st.owner,
         st.c_mask, st.c_info, st.open_sel, st.open_n, st.r_mask, st.r_info, st.pub,
     )
@@ -203,8 +209,8 @@ def lay(rules, st, g, ev, ws, a, ts):
         if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
             ts[TS_PENDING] = -1
     if st.h_n[seat] == 0:
-        E._event(ev, g, E.EV_OUT, g[G_ROUND], seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        _end(ts, E.TURN_OUT)
+        EVT.record_event(ev, g, EVT.EV_OUT, g[G_ROUND], seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        _end(ts, T.TURN_OUT)
         return
     if st.act[a, A_TYPE] == ACT_OPEN and st.act[a, A_P1] == 1:
         _enter_discard(rules, st, g, ts)
@@ -216,17 +222,17 @@ def lay(rules, st, g, ev, ws, a, ts):
 def throw(rules, st, g, ev, code, ts):
     """Throw ``code`` (``PH_DISCARD``; it must be among the legal discards)."""
     seat = ts[TS_SEAT]
-    E._drop_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
+    H.drop_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
     st.pile[g[G_PILE]] = code
     g[G_PILE] += 1
     st.pub[PUB_PILE, code] += 1
-    E._event(ev, g, E.EV_DISCARD, g[G_ROUND], seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
+    EVT.record_event(ev, g, EVT.EV_DISCARD, g[G_ROUND], seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
     if st.h_n[seat] == 0:
-        E._event(ev, g, E.EV_OUT, g[G_ROUND], seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-        _end(ts, E.TURN_OUT)
+        EVT.record_event(ev, g, EVT.EV_OUT, g[G_ROUND], seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+        _end(ts, T.TURN_OUT)
         return
     g[G_TURN] += 1
-    _end(ts, E.TURN_NEXT)
+    _end(ts, T.TURN_NEXT)
 
 
 @entry
@@ -250,7 +256,7 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
             completes = joker_in_meld(lo, rules.min_run, rules.ace_high)
         else:
             completes = card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
-        table_mask, joker_fits = E._table_accepts(g)
+        table_mask, joker_fits = TB.table_accepts(g)
         on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
         can_add = opened or rules.add_before_opening
         fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
@@ -261,7 +267,7 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
     if phase == PH_LAY:
         return choose_action(kind, par, policy_rng, seat, st.act, st.facts, ts[TS_NACT], st.obs, lo, hi, jk,
                              st.pub)
-    table_mask, joker_fits = E._table_accepts(g)
+    table_mask, joker_fits = TB.table_accepts(g)
     return choose_discard(kind, par, policy_rng, seat, st.d_legal, ts[TS_NDISCARD], st.d_penalty, st.d_fits,
                           st.obs, lo, hi, st.pub, table_mask, joker_fits)
 
@@ -292,7 +298,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
     while True:
         phase = ts[TS_PHASE]
         if phase == PH_END:
-            if ts[TS_STATUS] != E.TURN_NEXT:
+            if ts[TS_STATUS] != T.TURN_NEXT:
                 return
             ts[TS_PHASE] = PH_START
             phase = PH_START
@@ -318,17 +324,17 @@ def round_result(rules, st, g, ev, ts):
     status = ts[TS_STATUS]
     n_players = rules.players
     winner = -1
-    blocked = E.BLOCK_NONE
-    if status == E.TURN_OUT:
+    blocked = R.BLOCK_NONE
+    if status == T.TURN_OUT:
         winner = (g[G_FIRST] + g[G_TURN]) % n_players
-    elif status == E.TURN_BLOCKED:
-        blocked = E.BLOCK_STOCK
-    elif status == E.TURN_CYCLE:
-        blocked = E.BLOCK_CYCLE
-    elif status == E.TURN_CLOSED:
-        blocked = E.BLOCK_TABLE_CLOSED
+    elif status == T.TURN_BLOCKED:
+        blocked = R.BLOCK_STOCK
+    elif status == T.TURN_CYCLE:
+        blocked = R.BLOCK_CYCLE
+    elif status == T.TURN_CLOSED:
+        blocked = R.BLOCK_TABLE_CLOSED
     else:
-        blocked = E.BLOCK_TURN_CAP
+        blocked = R.BLOCK_TURN_CAP
     rami_sec = False
     if winner >= 0:
         if st.seats[winner, S_FIRST_LAY] == g[G_TURN]:
@@ -340,8 +346,8 @@ def round_result(rules, st, g, ev, ts):
                     if s != winner and st.seats[s, S_OPENED]:
                         rami_sec = False
     else:
-        E._event(ev, g, E.EV_BLOCKED, g[G_ROUND], blocked, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    points = E._round_points(rules, winner, rami_sec, st.h_lo, st.h_hi, st.h_jk, st.seats)
+        EVT.record_event(ev, g, EVT.EV_BLOCKED, g[G_ROUND], blocked, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    points = R.round_points(rules, winner, rami_sec, st.h_lo, st.h_hi, st.h_jk, st.seats)
     return winner, blocked, rami_sec, points
 
 

@@ -1,0 +1,531 @@
+"""The turn: draw (the take check, the pile's top or the stock, "Puis-je ?"), lay, discard.
+
+:func:`play_turn` plays the turn of the seat to move, asking its policy at
+each decision (:mod:`sim.engine.policies`); the laying actions are listed
+and played by :mod:`sim.engine.actions`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine import params as P
+from sim.engine.actions import apply_action, enumerate_actions, stop_only
+from sim.engine.events import EV_DISCARD, EV_DRAW, EV_MAY_I, EV_OUT, EV_RESTOCK, record_event, trace_places
+from sim.engine.hand import RANK_CARDS, card_completes, card_penalty, drop_card, next_card, take_card
+from sim.engine.jit import kernel
+from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
+from sim.engine.melds import (
+    I_JOKER,
+    JOKER,
+    N_INFO,
+    ZERO,
+    add_card,
+    bit,
+    card_in_meld,
+    highest,
+    lowest,
+    melded_cards,
+)
+from sim.engine.policies import (
+    KIND_HEURISTIC,
+    P_DISCARD,
+    P_TAKE_NEAR,
+    choose_action,
+    choose_discard,
+    choose_may_i,
+    choose_take,
+)
+from sim.engine.rng import mix64, shuffle
+from sim.engine.state import (
+    G_DETERMINISTIC,
+    G_MELDS,
+    G_NCAND,
+    G_NFLIPS,
+    G_PILE,
+    G_RECOVERING,
+    G_RESTOCKS,
+    G_ROUND,
+    G_STOCK,
+    G_TURN,
+    MAX_FLIPS,
+    S_MAY_I,
+    S_NO_OPEN,
+    S_OPENED,
+    S_TAKES,
+    S_TURNS,
+)
+from sim.engine.table import table_accepts, table_closed
+
+# How a turn ends: the next seat moves, the seat went out, or the round stops (why).
+TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE, TURN_CLOSED = 0, 1, 2, 3, 4, 5
+RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank - 1)
+
+
+@kernel(forceinline=True)
+def may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile, pub, view):
+    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29).
+
+    Played after every stock draw of Rami contrat, for each other seat: so it
+    is inlined into the turn (its sixteen arguments are not copied at each
+    draw), and whether the card completes a meld is answered from bit tests
+    first (:func:`card_completes`).
+    """
+    granted = 0
+    asker = seat
+    for _ in range(1, rules.players):
+        if granted >= rules.may_i_limit or g[G_PILE] == 0 or g[G_STOCK] == 0:
+            return
+        asker = asker + 1 if asker + 1 < rules.players else 0  # (no division: asked after every draw)
+        top = pile[g[G_PILE] - 1]
+        lo, jk = h_lo[asker], h_jk[asker]
+        completes = card_completes(lo, jk, top, rules)
+        fill_view(rules, g, seats, h_n, h_jk, asker, view)
+        if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
+                            lo, h_hi[asker], pub, view):
+            continue
+        g[G_PILE] -= 1
+        pub[PUB_PILE, top] -= 1
+        pub[PUB_TOOK + asker, top] += 1
+        take_card(h_lo, h_hi, h_jk, h_n, asker, top)
+        g[G_STOCK] -= 1
+        penalty = stock[g[G_STOCK]]
+        take_card(h_lo, h_hi, h_jk, h_n, asker, penalty)
+        seats[asker, S_MAY_I] += 1
+        # Two cards joined the hand outside its turn: what it could lay is unknown again.
+        seats[asker, S_NO_OPEN] = 0
+        granted += 1
+        record_event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
+    # The seat to move decides next: give it its own view back.
+    fill_view(rules, g, seats, h_n, h_jk, seat, view)
+
+
+@kernel
+def restock(rules, g, ev, stock, pile, rng, pub):
+    """Rebuild an empty stock from the pile; False if the round is blocked."""
+    if rules.stock_exhausted == P.STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
+        return False
+    n = g[G_PILE] - 1
+    if n <= 0:
+        return False
+    top = pile[g[G_PILE] - 1]
+    # Turning the pile over puts its first card on top of the new stock: the
+    # stock's top is its last slot, so the pile goes in reversed.
+    for i in range(n):
+        stock[i] = pile[n - 1 - i]
+    g[G_STOCK] = n
+    if rules.stock_exhausted == P.STOCK_RESHUFFLE:
+        shuffle(stock, n, rng, 0)
+    pile[0] = top
+    g[G_PILE] = 1
+    pub[PUB_PILE, :] = 0
+    pub[PUB_PILE, top] = 1
+    g[G_RESTOCKS] += 1
+    mode = 0 if rules.stock_exhausted == P.STOCK_RESHUFFLE else 1
+    record_event(ev, g, EV_RESTOCK, g[G_ROUND], mode, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    trace_places(ev, g, stock, pile)
+    return True
+
+
+@kernel
+def flip_pile(g, ev, stock, pile, pub):
+    """Basic rummy: the whole pile, turned over unshuffled, becomes the stock."""
+    n = g[G_PILE]
+    for i in range(n):
+        stock[i] = pile[n - 1 - i]
+    g[G_STOCK] = n
+    g[G_PILE] = 0
+    pub[PUB_PILE, :] = 0
+    g[G_RESTOCKS] += 1
+    record_event(ev, g, EV_RESTOCK, g[G_ROUND], 2, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    trace_places(ev, g, stock, pile)
+
+
+@kernel
+def position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile):
+    """A fingerprint of everything a deterministic player's future depends on.
+
+    Hands, stock order, pile, table melds, who has opened, and the seat to
+    move; not the statistics counters. Equal fingerprints at two turnings
+    of the pile mean a round of deterministic players repeats forever.
+    """
+    # The seat to move and the sizes first, so that the packed words below
+    # (cards 8 bits apiece, eight to a word; a meld's columns 16 bits
+    # apiece, four to a word) say everything: a scramble per word rather
+    # than per card.
+    h = mix64(np.uint64(g[G_TURN] % rules.players + 1) | (np.uint64(g[G_STOCK]) << np.uint64(8))
+              | (np.uint64(g[G_PILE]) << np.uint64(24)) | (np.uint64(g[G_MELDS]) << np.uint64(40)))
+    # Jokers and opened flags of every seat in one word (9 bits a seat), and
+    # the second copies only where the deck has them.
+    counts = ZERO
+    for s in range(rules.players):
+        h = mix64(h ^ h_lo[s])
+        if rules.decks > 1:
+            h = mix64(h ^ h_hi[s])
+        counts = (counts << np.uint64(9)) | np.uint64(h_jk[s] * 2 + seats[s, S_OPENED])
+    h = mix64(h ^ counts)
+    h = _hash_cards(h, stock, g[G_STOCK])
+    h = _hash_cards(h, pile, g[G_PILE])
+    for m in range(g[G_MELDS]):
+        for first in range(0, N_INFO, 4):
+            w = ZERO
+            for col in range(first, first + 4):
+                w = (w << np.uint64(16)) | np.uint64(np.int64(table[m, col]) & 0xFFFF)
+            h = mix64(h ^ w)
+    return h
+
+
+@kernel
+def _hash_cards(h, cards, n):
+    """``h`` scrambled with the codes ``cards[:n]`` in order, eight to a word."""
+    w = ZERO
+    for i in range(n):
+        w = (w << np.uint64(8)) | np.uint64(cards[i])
+        if i % 8 == 7:
+            h = mix64(h ^ w)
+            w = ZERO
+    return mix64(h ^ w)
+
+
+@kernel(inline="always")
+def play_turn(
+    rules, g, ev, seat, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
+    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
+):
+    """Play the turn of ``seat``, the seat to move: draw, lay, discard.
+
+    ``seat`` is ``(g[G_FIRST] + g[G_TURN]) % players``, kept by the caller
+    from turn to turn: a division at every turn was a few percent of a
+    round's time.
+
+    Returns ``TURN_NEXT`` (the next seat moves), ``TURN_OUT`` (the seat went
+    out: ``g[G_TURN]`` stays on its turn), ``TURN_BLOCKED`` (the stock could
+    not be rebuilt), ``TURN_CAP`` (the round reached ``turn_cap``) or
+    ``TURN_CYCLE`` (deterministic players came back to a position they had
+    at an earlier turning of the pile: the round would never end).
+    """
+    c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits = bufs
+    turn = g[G_TURN]
+    if turn >= rules.turn_cap:
+        return TURN_CAP
+    if rules.game == P.GAME_CONTRAT and table_closed(rules, g, seats):
+        return TURN_CLOSED
+    rnd = g[G_ROUND]
+    kind = kinds[seat]
+    par = params[seat]
+    seats[seat, S_TURNS] += 1
+    opened = seats[seat, S_OPENED] == 1
+    taken = -1
+    drawn = -1
+    cached = -1
+    if not (turn == 0 and rules.first_player_extra_card):
+        if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
+            if not restock(rules, g, ev, stock, pile, deck_rng, pub):
+                return TURN_BLOCKED
+        take = False
+        if g[G_PILE] > 0:
+            top = pile[g[G_PILE] - 1]
+            legal, known, cached = take_status(
+                rules, g, seat, top, opened, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat],
+                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
+            )
+            if legal:
+                lo, jk = h_lo[seat], h_jk[seat]
+                # The take check already asked this of the same hand, unless
+                # the card fitting the table answered it first.
+                if known >= 0:
+                    completes = known == 1
+                else:
+                    completes = card_completes(lo, jk, top, rules)
+                table_mask, joker_fits = table_accepts(g)
+                on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
+                can_add = opened or rules.add_before_opening
+                if kind != KIND_HEURISTIC or par[P_TAKE_NEAR] > 0:
+                    # The heuristic policy reads the view only to weigh a near card.
+                    fill_view(rules, g, seats, h_n, h_jk, seat, view)
+                take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
+                                   lo, h_hi[seat], pub, view)
+        if take:
+            taken = pile[g[G_PILE] - 1]
+            drawn = taken
+            g[G_PILE] -= 1
+            pub[PUB_PILE, taken] -= 1
+            pub[PUB_TOOK + seat, taken] += 1
+            take_card(h_lo, h_hi, h_jk, h_n, seat, taken)
+            seats[seat, S_TAKES] += 1
+            record_event(ev, g, EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
+        else:
+            if g[G_STOCK] == 0:
+                if g[G_PILE] == 0:
+                    return TURN_BLOCKED
+                flip_pile(g, ev, stock, pile, pub)
+                if g[G_DETERMINISTIC]:
+                    # Deterministic players back at a position seen at an
+                    # earlier turning would replay it forever.
+                    h = position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile)
+                    for i in range(min(g[G_NFLIPS], MAX_FLIPS)):
+                        if flips[i] == h:
+                            return TURN_CYCLE
+                    if g[G_NFLIPS] < MAX_FLIPS:
+                        flips[g[G_NFLIPS]] = h
+                    g[G_NFLIPS] += 1
+            g[G_STOCK] -= 1
+            code = stock[g[G_STOCK]]
+            drawn = code
+            take_card(h_lo, h_hi, h_jk, h_n, seat, code)
+            record_event(ev, g, EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
+            if rules.may_i:
+                may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile,
+                       pub, view)
+
+    # Laying.
+    pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
+    # The hand before the draw could not open (and the threshold never
+    # falls): an opening now must use the card drawn.
+    hint = drawn if (seats[seat, S_NO_OPEN] and drawn >= 0) else -1
+    went_out = False
+    # The take check already listed the actions of this very hand.
+    reuse = taken >= 0 and cached >= 0
+    while True:
+        opened = seats[seat, S_OPENED] == 1
+        if (not reuse and pending < 0 and kind == KIND_HEURISTIC
+                and stop_only(rules, g, h_lo[seat], h_jk[seat], opened)):
+            # Stopping is all the hand may do, which the listing would find
+            # (stop alone), and the heuristic policy stops then.
+            g[G_NCAND] = 0
+            if not opened:
+                seats[seat, S_NO_OPEN] = 1
+            break
+        if reuse:
+            n_act = cached
+            reuse = False
+        else:
+            n_act = enumerate_actions(
+                rules, g, seat, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat], opened, taken, pending, hint,
+                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
+            )
+        if n_act == 0:
+            break  # cannot happen while a pending card had a legal laying
+        if not opened:
+            can_open = False
+            for j in range(n_act):
+                if act[j, A_TYPE] == ACT_OPEN:
+                    can_open = True
+            seats[seat, S_NO_OPEN] = 0 if can_open else 1
+        if n_act == 1 and act[0, A_TYPE] == ACT_STOP and kind == KIND_HEURISTIC:
+            break  # the heuristic policy stops when stopping is all it may do
+        fill_view(rules, g, seats, h_n, h_jk, seat, view)
+        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat],
+                          pub)
+        if act[a, A_TYPE] == ACT_STOP:
+            break
+        laid_mask, laid_joker = apply_action(
+            rules, g, ev, seat, a, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
+            c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
+        )
+        if pending >= 0:
+            if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
+                pending = -1
+        if h_n[seat] == 0:
+            went_out = True
+            break
+        if act[a, A_TYPE] == ACT_OPEN and act[a, A_P1] == 1:
+            break  # the whole hand but one card is down: that card is the discard
+    if went_out:
+        record_event(ev, g, EV_OUT, rnd, seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return TURN_OUT
+
+    # Discarding.
+    code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
+                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits,
+                    seats, h_n, h_jk)
+    drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
+    pile[g[G_PILE]] = code
+    g[G_PILE] += 1
+    pub[PUB_PILE, code] += 1
+    record_event(ev, g, EV_DISCARD, rnd, seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
+    if h_n[seat] == 0:
+        record_event(ev, g, EV_OUT, rnd, seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+        return TURN_OUT
+    g[G_TURN] = turn + 1
+    return TURN_NEXT
+
+
+@kernel(forceinline=True)
+def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
+                 c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
+    """``(legal, completes, n_act)``: may ``seat`` take the discard top.
+
+    ``completes`` is whether the card sits in a meld of the hand (1 or 0),
+    or -1 when the check did not need to find out: the turn asks the same
+    for its take decision, and computes it only when it is -1.
+    Under ``must_use`` the check enumerates the laying actions of the hand
+    with the card; ``n_act`` is their count (left in ``act``), which the
+    laying phase reuses when the card is taken; -1 when not enumerated.
+    """
+    if rules.discard_take == P.TAKE_AFTER_OPENING and not opened:
+        return False, -1, -1
+    # A card of another code must stay for the discard (docs/rules.md item 12).
+    if top == JOKER:
+        if (lo | hi) == ZERO:
+            return False, -1, -1
+    elif (lo & ~bit(top)) == ZERO and jk == 0:
+        return False, -1, -1
+    can_add = opened or rules.add_before_opening
+    table_mask, joker_fits = table_accepts(g)
+    on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
+    fits_table = can_add and on_table
+    if rules.last_card_no_discard_take and n_hand == 1 and on_table:
+        return False, -1, -1
+    if top == JOKER:
+        tlo, thi, tjk = lo, hi, jk + 1
+    else:
+        tlo, thi = add_card(lo, hi, top)
+        tjk = jk
+    useful = fits_table
+    completes = -1
+    if not useful:
+        useful = card_completes(lo, jk, top, rules)
+        completes = 1 if useful else 0
+    if rules.discard_take == P.TAKE_MUST_USE:
+        # A card in no meld of the hand and fitting no table meld can still be
+        # laid after a joker recovery (in the joker's new meld, or as the
+        # natural that takes it back): only then is the full check needed.
+        maybe = useful
+        if opened and not maybe and top != JOKER:
+            # The naturals that take back some table joker, as one mask.
+            recovering = np.uint64(g[G_RECOVERING])
+            maybe = (recovering & bit(top)) != ZERO  # the card itself takes a joker back
+            holds_recovery = (lo & recovering) != ZERO
+            # Or another card of the hand takes a joker back, and the card goes
+            # into the joker's new meld (not in contrat, where none follows).
+            if (not maybe and holds_recovery and rules.game != P.GAME_CONTRAT
+                    and card_in_meld(lo, jk + 1, top, rules.min_run, rules.ace_high)):
+                maybe = True
+        if not maybe:
+            return False, completes, -1
+        # Legal only if some laying of this turn can use it.
+        n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table,
+                                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws)
+        return n_act > 0, completes, n_act
+    return True, completes, -1
+
+
+@kernel(inline="always")
+def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
+             legal, penalty, fits, seats, h_n, h_jk):
+    """The card ``seat`` throws; the observation ``view`` is filled only for
+    a policy that reads it (the greedy discard from masks does not)."""
+    if kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
+        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
+    fill_view(rules, g, seats, h_n, h_jk, seat, view)
+    n = legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits)
+    table_mask, joker_fits = table_accepts(g)
+    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
+                          table_mask, joker_fits)
+
+
+@kernel(inline="always")
+def _hand_melded(rules, g, lo, jk, c_mask, c_info):
+    """The cards of the hand ``(lo, jk)`` that sit in some meld of it, for the discard.
+
+    The last listing of the laying phase was of this very hand: the union of
+    its candidates the hand's jokers allow; when the turn listed none
+    (``G_NCAND`` -1), :func:`melded_cards` gives the same mask from bit tests.
+    """
+    n_c = g[G_NCAND]
+    if n_c < 0:
+        return melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    in_meld = ZERO
+    for k in range(n_c):
+        if c_info[k, I_JOKER] <= jk:
+            in_meld |= c_mask[k]
+    return in_meld
+
+
+@kernel(inline="always")
+def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
+    """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
+
+    :func:`choose_discard` scores each card of :func:`legal_discards` by its
+    penalty, less 1000 when it fits a meld and 5000 more for the joker, and
+    plays the first best in listing order (naturals by code, then the
+    joker). With penalties under 990 that is: the card fitting nothing with
+    the highest penalty, the lowest code among equals; else the fitting
+    natural so chosen; else the joker. Found here from the same masks,
+    without filling and scanning the lists.
+    """
+    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
+    table_mask, joker_fits = table_accepts(g)
+    fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
+    legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
+    joker_legal = jk > 0 and taken != JOKER
+    if rules.discard_playable_forbidden:
+        # The cards the table takes go only when nothing else may.
+        kept = legal & ~table_mask
+        kept_joker = joker_legal and not joker_fits
+        if kept != ZERO or kept_joker:
+            legal, joker_legal = kept, kept_joker
+    for x in (legal & ~fit, legal & fit):
+        if x != ZERO:
+            return _highest_penalty(x, rules.ace_penalty)
+    return JOKER
+
+
+@kernel(inline="always")
+def _highest_penalty(x, ace_penalty):
+    """The card of the non-empty mask ``x`` with the highest :func:`card_penalty`, the lowest code among equals.
+
+    By ranks from the highest penalty down (ten to king 10, then nine ...
+    two), the aces joining the rank of their penalty: a few mask tests
+    rather than the penalty of each card. Among two to nine, the highest
+    rank held is found at once from the four suits folded into one word of
+    ranks (a loop over the ranks was a few percent of a basic rummy round).
+    """
+    aces = x & RANK_CARDS
+    if aces != ZERO and ace_penalty > 10:
+        return lowest(aces)
+    tens = x & ((RANK_CARDS << np.uint64(9)) | (RANK_CARDS << np.uint64(10)) | (RANK_CARDS << np.uint64(11))
+                | (RANK_CARDS << np.uint64(12)))
+    if ace_penalty == 10:
+        tens |= aces
+    if tens != ZERO:
+        return lowest(tens)
+    # Bit rank - 1 of ``ranks``: some card of that rank, two to nine, is in
+    # ``x``, or the aces are and count that rank.
+    ranks = (x | (x >> np.uint64(13)) | (x >> np.uint64(26)) | (x >> np.uint64(39))) & RANKS_TWO_TO_NINE
+    if aces != ZERO and 2 <= ace_penalty <= 9:
+        ranks |= np.uint64(1) << np.uint64(ace_penalty - 1)
+    if ranks == ZERO:
+        return lowest(aces)
+    rank = highest(ranks) + 1
+    y = x & (RANK_CARDS << np.uint64(rank - 1))
+    if ace_penalty == rank:
+        y |= aces
+    return lowest(y)
+
+
+@kernel(inline="always")
+def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
+    """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
+    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
+    can_add = opened or rules.add_before_opening
+    table_mask, joker_fits = table_accepts(g)
+    for forbid_playable in (True, False):
+        n = 0
+        x = lo
+        joker_next = jk > 0
+        while True:
+            code, x, joker_next = next_card(x, joker_next)
+            if code < 0:
+                break
+            if code != taken:
+                on_table = joker_fits if code == JOKER else (table_mask & bit(code)) != ZERO
+                if not (forbid_playable and rules.discard_playable_forbidden and on_table):
+                    legal[n] = code
+                    penalty[n] = card_penalty(code, rules)
+                    fits[n] = code == JOKER or (in_meld & bit(code)) != ZERO or (can_add and on_table)
+                    n += 1
+        if n > 0:
+            break
+    return n
