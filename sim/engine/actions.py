@@ -407,11 +407,11 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
 
 
 @kernel(inline="always")
-def apply_action(
-    rules, g, ev, seat, i, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
-    c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
-):
-    """Play action ``i``; returns ``(mask of naturals laid, whether a joker was laid)``."""
+def apply_action(rules, g, ev, st, seat, i):
+    """Play action ``i`` of ``st.act`` for ``seat``; returns ``(mask of naturals laid, whether a joker was laid)``."""
+    act, facts, h_lo, h_hi, h_jk, h_n, seats = st.act, st.facts, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
+    table, owner, c_mask, c_info, open_sel, open_n = st.table, st.owner, st.c_mask, st.c_info, st.open_sel, st.open_n
+    r_mask, r_info, pub = st.r_mask, st.r_info, st.pub
     t = act[i, A_TYPE]
     laid_mask = ZERO
     laid_joker = False

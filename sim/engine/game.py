@@ -90,9 +90,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
         return -1
-    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
-    bufs = (c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits)
+    h_lo, h_hi, h_jk, h_n, seats = buffers.h_lo, buffers.h_hi, buffers.h_jk, buffers.h_n, buffers.seats
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
     g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
@@ -108,12 +106,9 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             break
         first = rnd % n_players
         seed_round(seed, game, rnd, policy_rng, deck_rng)
-        winner, blocked, rami_sec = play_round(
-            rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws,
-            order if rnd == order_round else order[:0], flips, pub, view,
-        )
-        score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points)
+        winner, blocked, rami_sec = play_round(rules, rnd, first, g, ev, buffers, kinds, params, policy_rng,
+                                               deck_rng, ws, order if rnd == order_round else order[:0])
+        score_round(rules, winner, rami_sec, buffers, points)
         for s in range(n_players):
             totals[s] += points[s]
         if g[G_TRACE]:

@@ -126,20 +126,13 @@ def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, or
     study turn by turn with :func:`step_turn` (tests of the information rule,
     advice). ``order`` scripts the deal (see :func:`deal_round`); empty: shuffled.
     """
-    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
     seed_round(seed, game, rnd, policy_rng, deck_rng)
     g[G_DETERMINISTIC] = 0  # studied positions are edited by hand: no cycle claims
-    deal_round(rules, rnd, rnd % rules.players, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
+    deal_round(rules, rnd, rnd % rules.players, g, ev, buffers, deck_rng, order)
 
 
 @entry
 def step_turn(rules, kinds, params, buffers, ws, g, ev, policy_rng, deck_rng):
     """Play the next turn of a position from :func:`start_round`; returns the ``TURN_*`` status."""
-    (h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile, c_mask, c_info, s_mask, s_info,
-     act, facts, r_mask, r_info, open_sel, open_n, flips, pub, view, d_legal, d_penalty, d_fits) = buffers
-    bufs = (c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits)
-    return play_turn(
-        rules, g, ev, (g[G_FIRST] + g[G_TURN]) % rules.players, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-        kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
-    )
+    seat = (g[G_FIRST] + g[G_TURN]) % rules.players
+    return play_turn(rules, g, ev, buffers, seat, kinds, params, policy_rng, deck_rng, ws)

@@ -82,13 +82,15 @@ def make_buffers():
 
 
 @kernel
-def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub):
+def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
     """Shuffle with the round's stream and deal: hands, the first discard, the stock.
 
     ``order``, when not empty, is the deck to deal instead (a scripted deal):
     the first player's cards first, then each seat in turn order, the first
     discard, then the stock from its top down.
     """
+    h_lo, h_hi, h_jk, h_n, seats = st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
+    stock, pile, pub = st.stock, st.pile, st.pub
     n_players = rules.players
     n_cards = 52 * rules.decks + rules.jokers
     # The deck is laid out in the stock's own slots, dealt from the front;
@@ -164,65 +166,66 @@ def deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pi
 
 
 @kernel
-def play_round(
-    rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, order, flips, pub, view,
-):
-    """Play one round; returns ``(winner, blocked, rami_sec)``.
+def play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order):
+    """Deal round ``rnd`` on the round state ``st`` and play its turns; returns ``(winner, blocked, rami_sec)``.
 
     ``winner`` is -1 when the round is blocked (``blocked`` says why).
     """
-    n_players = rules.players
-    deal_round(rules, rnd, first, g, ev, h_lo, h_hi, h_jk, h_n, seats, stock, pile, deck_rng, order, pub)
-    winner = -1
-    blocked = BLOCK_NONE
+    deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
     seat = first  # the round starts at turn 0
     while True:
-        status = play_turn(
-            rules, g, ev, seat, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-            kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
-        )
-        if status == TURN_NEXT:
-            seat = seat + 1 if seat + 1 < n_players else 0
-            continue
-        if status == TURN_OUT:
-            winner = seat
-        elif status == TURN_BLOCKED:
-            blocked = BLOCK_STOCK
-        elif status == TURN_CYCLE:
-            blocked = BLOCK_CYCLE
-        elif status == TURN_CLOSED:
-            blocked = BLOCK_TABLE_CLOSED
-        else:
-            blocked = BLOCK_TURN_CAP
-        break
+        status = play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws)
+        if status != TURN_NEXT:
+            return round_outcome(rules, g, ev, st, status, seat)
+        seat = seat + 1 if seat + 1 < rules.players else 0
 
+
+@kernel(inline="always")
+def round_outcome(rules, g, ev, st, status, seat):
+    """``(winner, blocked, rami_sec)`` of a round whose last turn, ``seat``'s, ended with ``status``.
+
+    Records the ``blocked`` event of a blocked round.
+    """
+    winner = -1
+    blocked = BLOCK_NONE
+    if status == TURN_OUT:
+        winner = seat
+    elif status == TURN_BLOCKED:
+        blocked = BLOCK_STOCK
+    elif status == TURN_CYCLE:
+        blocked = BLOCK_CYCLE
+    elif status == TURN_CLOSED:
+        blocked = BLOCK_TABLE_CLOSED
+    else:
+        blocked = BLOCK_TURN_CAP
     rami_sec = False
     if winner >= 0:
         # The winner laid its first cards in the very turn it went out.
-        if seats[winner, S_FIRST_LAY] == g[G_TURN]:
+        if st.seats[winner, S_FIRST_LAY] == g[G_TURN]:
             if rules.rami_sec == P.SEC_DOUBLE:
                 rami_sec = True
             elif rules.rami_sec == P.SEC_FLAT_200:
                 rami_sec = True
-                for s in range(n_players):
-                    if s != winner and seats[s, S_OPENED]:
+                for s in range(rules.players):
+                    if s != winner and st.seats[s, S_OPENED]:
                         rami_sec = False
     else:
-        record_event(ev, g, EV_BLOCKED, rnd, blocked, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        record_event(ev, g, EV_BLOCKED, g[G_ROUND], blocked, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     return winner, blocked, rami_sec
 
 
 @entry
-def round_points(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats):
+def round_points(rules, winner, rami_sec, st):
+    """Each seat's points of the round (:func:`score_round`), in a new array of ``MAX_SEATS``."""
     points = np.zeros(MAX_SEATS, dtype=np.int64)
-    score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points)
+    score_round(rules, winner, rami_sec, st, points)
     return points
 
 
 @kernel
-def score_round(rules, winner, rami_sec, h_lo, h_hi, h_jk, seats, points):
+def score_round(rules, winner, rami_sec, st, points):
     """Each seat's points of the round into ``points`` (zeros beyond the seats)."""
+    h_lo, h_hi, h_jk, seats = st.h_lo, st.h_hi, st.h_jk, st.seats
     n_players = rules.players
     for s in range(MAX_SEATS):
         points[s] = 0

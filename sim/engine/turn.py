@@ -63,14 +63,16 @@ RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank
 
 
 @kernel(forceinline=True)
-def may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile, pub, view):
+def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
     """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29).
 
     Played after every stock draw of Rami contrat, for each other seat: so it
-    is inlined into the turn (its sixteen arguments are not copied at each
+    is inlined into the turn (its arguments are not copied at each
     draw), and whether the card completes a meld is answered from bit tests
     first (:func:`card_completes`).
     """
+    h_lo, h_hi, h_jk, h_n, seats = st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
+    stock, pile, pub, view = st.stock, st.pile, st.pub, st.obs
     granted = 0
     asker = seat
     for _ in range(1, rules.players):
@@ -187,168 +189,297 @@ def _hash_cards(h, cards, n):
     return mix64(h ^ w)
 
 
-@kernel(inline="always")
-def play_turn(
-    rules, g, ev, seat, h_lo, h_hi, h_jk, h_n, seats, table, owner, stock, pile,
-    kinds, params, policy_rng, deck_rng, bufs, act, facts, r_mask, r_info, open_sel, open_n, ws, flips, pub, view,
-):
-    """Play the turn of ``seat``, the seat to move: draw, lay, discard.
+# What a laying leaves the turn to do next (:func:`lay`).
+LAY_ON, LAY_OUT, LAY_DISCARD = 0, 1, 2
 
+
+@kernel(inline="always")
+def begin_turn(rules, g, st, seat):
+    """Begin the turn of ``seat``, the seat to move; returns ``TURN_NEXT`` once begun.
+
+    ``TURN_CAP`` when the round reached ``turn_cap``, ``TURN_CLOSED`` when
+    the contrat table is closed: the round stops before the turn.
+    """
+    if g[G_TURN] >= rules.turn_cap:
+        return TURN_CAP
+    if rules.game == P.GAME_CONTRAT and table_closed(rules, g, st.seats):
+        return TURN_CLOSED
+    st.seats[seat, S_TURNS] += 1
+    return TURN_NEXT
+
+
+@kernel(inline="always")
+def draws(rules, g):
+    """Whether the turn begins with a draw: not the first turn of a deal whose first player got an extra card."""
+    return not (g[G_TURN] == 0 and rules.first_player_extra_card)
+
+
+@kernel(inline="always")
+def take_check(rules, g, ev, st, seat, deck_rng, ws):
+    """Before the draw: rebuild an empty stock, then ask whether ``seat`` may take the pile's top.
+
+    Returns ``(status, legal, known, cached)``: ``status`` ``TURN_BLOCKED``
+    when the stock could not be rebuilt, else ``TURN_NEXT``; the rest as
+    :func:`take_status` answers them (not legal with an empty pile).
+    """
+    if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
+        if not restock(rules, g, ev, st.stock, st.pile, deck_rng, st.pub):
+            return TURN_BLOCKED, False, -1, -1
+    if g[G_PILE] == 0:
+        return TURN_NEXT, False, -1, -1
+    top = st.pile[g[G_PILE] - 1]
+    legal, known, cached = take_status(
+        rules, g, seat, top, st.seats[seat, S_OPENED] == 1, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat],
+        st.h_n[seat], st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
+        st.act, st.facts, st.r_mask, st.r_info, ws,
+    )
+    return TURN_NEXT, legal, known, cached
+
+
+@kernel(inline="always")
+def decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
+    """Whether ``seat``'s policy takes the pile's top (taking it is legal).
+
+    ``known``: whether the card sits in a meld of the hand, as the take
+    check found it (1 or 0), or -1 when it did not need to find out.
+    """
+    lo, jk = st.h_lo[seat], st.h_jk[seat]
+    top = st.pile[g[G_PILE] - 1]
+    if known >= 0:
+        completes = known == 1
+    else:
+        completes = card_completes(lo, jk, top, rules)
+    table_mask, joker_fits = table_accepts(g)
+    on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
+    can_add = st.seats[seat, S_OPENED] == 1 or rules.add_before_opening
+    kind = kinds[seat]
+    par = params[seat]
+    if kind != KIND_HEURISTIC or par[P_TAKE_NEAR] > 0:
+        # The heuristic policy reads the view only to weigh a near card.
+        fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
+    return choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table, lo, st.h_hi[seat],
+                       st.pub, st.obs)
+
+
+@kernel(inline="always")
+def take_top(g, ev, st, seat):
+    """``seat`` takes the pile's top; returns its code."""
+    taken = st.pile[g[G_PILE] - 1]
+    g[G_PILE] -= 1
+    st.pub[PUB_PILE, taken] -= 1
+    st.pub[PUB_TOOK + seat, taken] += 1
+    take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, taken)
+    st.seats[seat, S_TAKES] += 1
+    record_event(ev, g, EV_DRAW, g[G_ROUND], seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
+    return taken
+
+
+@kernel(inline="always")
+def draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng):
+    """``seat`` draws from the stock (basic rummy turns the pile over first when it is empty).
+
+    Returns ``(status, code)``: ``TURN_BLOCKED`` when there is nothing to
+    draw, ``TURN_CYCLE`` when deterministic players came back to a position
+    they had at an earlier turning of the pile (the round would never end),
+    else ``TURN_NEXT`` and the card drawn. Then the other seats may say
+    "Puis-je ?" (:func:`may_i`).
+    """
+    if g[G_STOCK] == 0:
+        if g[G_PILE] == 0:
+            return TURN_BLOCKED, -1
+        flip_pile(g, ev, st.stock, st.pile, st.pub)
+        if g[G_DETERMINISTIC]:
+            # Deterministic players back at a position seen at an earlier
+            # turning would replay it forever.
+            h = position_hash(rules, g, st.h_lo, st.h_hi, st.h_jk, st.seats, st.table, st.stock, st.pile)
+            for i in range(min(g[G_NFLIPS], MAX_FLIPS)):
+                if st.flips[i] == h:
+                    return TURN_CYCLE, -1
+            if g[G_NFLIPS] < MAX_FLIPS:
+                st.flips[g[G_NFLIPS]] = h
+            g[G_NFLIPS] += 1
+    g[G_STOCK] -= 1
+    code = st.stock[g[G_STOCK]]
+    take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
+    record_event(ev, g, EV_DRAW, g[G_ROUND], seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
+    if rules.may_i:
+        may_i(rules, g, ev, st, seat, kinds, params, policy_rng)
+    return TURN_NEXT, code
+
+
+@kernel(inline="always")
+def laying_starts(rules, st, seat, taken, drawn):
+    """``(pending, hint)`` for the laying after the draw.
+
+    ``pending``: the card taken while ``must_use`` still requires laying it
+    (-1 if none). ``hint``: the card drawn when the hand before it could
+    not open (and the threshold never falls), so that an opening now must
+    use it (-1 if none).
+    """
+    pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
+    hint = drawn if (st.seats[seat, S_NO_OPEN] and drawn >= 0) else -1
+    return pending, hint
+
+
+@kernel(inline="always")
+def list_layings(rules, g, st, ws, seat, taken, pending, hint, cached):
+    """The legal laying actions of ``seat`` now, into ``st.act[:n]``; returns ``n``.
+
+    ``cached`` >= 0: the take check already listed these ``cached`` actions
+    of this very hand. A seat that has not opened remembers whether it
+    could (``S_NO_OPEN``).
+    """
+    opened = st.seats[seat, S_OPENED] == 1
+    if cached >= 0:
+        n_act = cached
+    else:
+        n_act = enumerate_actions(
+            rules, g, seat, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat], opened, taken, pending,
+            hint, st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act, st.facts,
+            st.r_mask, st.r_info, ws,
+        )
+    if n_act > 0 and not opened:
+        can_open = False
+        for j in range(n_act):
+            if st.act[j, A_TYPE] == ACT_OPEN:
+                can_open = True
+        st.seats[seat, S_NO_OPEN] = 0 if can_open else 1
+    return n_act
+
+
+@kernel(inline="always")
+def decide_action(rules, g, st, seat, kinds, params, policy_rng, n_act):
+    """The index of the laying action ``seat``'s policy plays among ``st.act[:n_act]``."""
+    fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
+    return choose_action(kinds[seat], params[seat], policy_rng, seat, st.act, st.facts, n_act, st.obs,
+                         st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.pub)
+
+
+@kernel(inline="always")
+def lay(rules, g, ev, st, seat, a, pending):
+    """Play laying action ``a`` of ``st.act``; returns ``(pending, next)``.
+
+    ``pending`` is the card still to lay afterwards; ``next`` is ``LAY_ON``
+    (list the layings again), ``LAY_OUT`` (the hand is empty: the seat went
+    out) or ``LAY_DISCARD`` (the seat stopped, or laid its whole hand but the
+    card it throws).
+    """
+    if st.act[a, A_TYPE] == ACT_STOP:
+        return pending, LAY_DISCARD
+    laid_mask, laid_joker = apply_action(rules, g, ev, st, seat, a)
+    if pending >= 0:
+        if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
+            pending = -1
+    if st.h_n[seat] == 0:
+        record_event(ev, g, EV_OUT, g[G_ROUND], seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return pending, LAY_OUT
+    if st.act[a, A_TYPE] == ACT_OPEN and st.act[a, A_P1] == 1:
+        return pending, LAY_DISCARD  # the whole hand but one card is down: that card is the discard
+    return pending, LAY_ON
+
+
+@kernel(inline="always")
+def list_discards(rules, g, st, seat, taken):
+    """The cards ``seat`` may throw into ``st.d_legal[:n]`` (:func:`legal_discards`); returns ``n``."""
+    return legal_discards(rules, g, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], taken,
+                          st.seats[seat, S_OPENED] == 1, st.c_mask, st.c_info, st.d_legal, st.d_penalty, st.d_fits)
+
+
+@kernel(inline="always")
+def decide_discard(rules, g, st, seat, kinds, params, policy_rng, n):
+    """The card ``seat``'s policy throws among ``st.d_legal[:n]``."""
+    fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
+    table_mask, joker_fits = table_accepts(g)
+    return choose_discard(kinds[seat], params[seat], policy_rng, seat, st.d_legal, n, st.d_penalty, st.d_fits,
+                          st.obs, st.h_lo[seat], st.h_hi[seat], st.pub, table_mask, joker_fits)
+
+
+@kernel(inline="always")
+def throw(g, ev, st, seat, code):
+    """``seat`` throws ``code`` onto the pile; returns ``TURN_OUT`` if its hand is empty, else ``TURN_NEXT``."""
+    drop_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
+    st.pile[g[G_PILE]] = code
+    g[G_PILE] += 1
+    st.pub[PUB_PILE, code] += 1
+    record_event(ev, g, EV_DISCARD, g[G_ROUND], seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
+    if st.h_n[seat] == 0:
+        record_event(ev, g, EV_OUT, g[G_ROUND], seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+        return TURN_OUT
+    g[G_TURN] += 1
+    return TURN_NEXT
+
+
+@kernel(inline="always")
+def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
+    """Play the turn of ``seat``, the seat to move, on the round state ``st``: draw, lay, discard.
+
+    Each step is a function of its own, which :mod:`sim.engine.position`
+    plays one decision at a time; here the seat's policy answers at once.
     ``seat`` is ``(g[G_FIRST] + g[G_TURN]) % players``, kept by the caller
     from turn to turn: a division at every turn was a few percent of a
     round's time.
 
     Returns ``TURN_NEXT`` (the next seat moves), ``TURN_OUT`` (the seat went
     out: ``g[G_TURN]`` stays on its turn), ``TURN_BLOCKED`` (the stock could
-    not be rebuilt), ``TURN_CAP`` (the round reached ``turn_cap``) or
+    not be rebuilt), ``TURN_CAP`` (the round reached ``turn_cap``),
     ``TURN_CYCLE`` (deterministic players came back to a position they had
-    at an earlier turning of the pile: the round would never end).
+    at an earlier turning of the pile: the round would never end) or
+    ``TURN_CLOSED`` (the contrat table takes no more cards).
     """
-    c_mask, c_info, s_mask, s_info, d_legal, d_penalty, d_fits = bufs
-    turn = g[G_TURN]
-    if turn >= rules.turn_cap:
-        return TURN_CAP
-    if rules.game == P.GAME_CONTRAT and table_closed(rules, g, seats):
-        return TURN_CLOSED
-    rnd = g[G_ROUND]
+    status = begin_turn(rules, g, st, seat)
+    if status != TURN_NEXT:
+        return status
     kind = kinds[seat]
     par = params[seat]
-    seats[seat, S_TURNS] += 1
-    opened = seats[seat, S_OPENED] == 1
     taken = -1
     drawn = -1
     cached = -1
-    if not (turn == 0 and rules.first_player_extra_card):
-        if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
-            if not restock(rules, g, ev, stock, pile, deck_rng, pub):
-                return TURN_BLOCKED
-        take = False
-        if g[G_PILE] > 0:
-            top = pile[g[G_PILE] - 1]
-            legal, known, cached = take_status(
-                rules, g, seat, top, opened, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat],
-                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
-            )
-            if legal:
-                lo, jk = h_lo[seat], h_jk[seat]
-                # The take check already asked this of the same hand, unless
-                # the card fitting the table answered it first.
-                if known >= 0:
-                    completes = known == 1
-                else:
-                    completes = card_completes(lo, jk, top, rules)
-                table_mask, joker_fits = table_accepts(g)
-                on_table = joker_fits if top == JOKER else (table_mask & bit(top)) != ZERO
-                can_add = opened or rules.add_before_opening
-                if kind != KIND_HEURISTIC or par[P_TAKE_NEAR] > 0:
-                    # The heuristic policy reads the view only to weigh a near card.
-                    fill_view(rules, g, seats, h_n, h_jk, seat, view)
-                take = choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table,
-                                   lo, h_hi[seat], pub, view)
-        if take:
-            taken = pile[g[G_PILE] - 1]
+    if draws(rules, g):
+        status, legal, known, cached = take_check(rules, g, ev, st, seat, deck_rng, ws)
+        if status != TURN_NEXT:
+            return status
+        if legal and decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
+            taken = take_top(g, ev, st, seat)
             drawn = taken
-            g[G_PILE] -= 1
-            pub[PUB_PILE, taken] -= 1
-            pub[PUB_TOOK + seat, taken] += 1
-            take_card(h_lo, h_hi, h_jk, h_n, seat, taken)
-            seats[seat, S_TAKES] += 1
-            record_event(ev, g, EV_DRAW, rnd, seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
         else:
-            if g[G_STOCK] == 0:
-                if g[G_PILE] == 0:
-                    return TURN_BLOCKED
-                flip_pile(g, ev, stock, pile, pub)
-                if g[G_DETERMINISTIC]:
-                    # Deterministic players back at a position seen at an
-                    # earlier turning would replay it forever.
-                    h = position_hash(rules, g, h_lo, h_hi, h_jk, seats, table, stock, pile)
-                    for i in range(min(g[G_NFLIPS], MAX_FLIPS)):
-                        if flips[i] == h:
-                            return TURN_CYCLE
-                    if g[G_NFLIPS] < MAX_FLIPS:
-                        flips[g[G_NFLIPS]] = h
-                    g[G_NFLIPS] += 1
-            g[G_STOCK] -= 1
-            code = stock[g[G_STOCK]]
-            drawn = code
-            take_card(h_lo, h_hi, h_jk, h_n, seat, code)
-            record_event(ev, g, EV_DRAW, rnd, seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
-            if rules.may_i:
-                may_i(rules, g, ev, seat, kinds, params, policy_rng, h_lo, h_hi, h_jk, h_n, seats, stock, pile,
-                       pub, view)
+            status, drawn = draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng)
+            if status != TURN_NEXT:
+                return status
 
-    # Laying.
-    pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
-    # The hand before the draw could not open (and the threshold never
-    # falls): an opening now must use the card drawn.
-    hint = drawn if (seats[seat, S_NO_OPEN] and drawn >= 0) else -1
-    went_out = False
+    pending, hint = laying_starts(rules, st, seat, taken, drawn)
     # The take check already listed the actions of this very hand.
-    reuse = taken >= 0 and cached >= 0
+    reuse = cached if taken >= 0 else -1
     while True:
-        opened = seats[seat, S_OPENED] == 1
-        if (not reuse and pending < 0 and kind == KIND_HEURISTIC
-                and stop_only(rules, g, h_lo[seat], h_jk[seat], opened)):
+        opened = st.seats[seat, S_OPENED] == 1
+        if (reuse < 0 and pending < 0 and kind == KIND_HEURISTIC
+                and stop_only(rules, g, st.h_lo[seat], st.h_jk[seat], opened)):
             # Stopping is all the hand may do, which the listing would find
             # (stop alone), and the heuristic policy stops then.
             g[G_NCAND] = 0
             if not opened:
-                seats[seat, S_NO_OPEN] = 1
+                st.seats[seat, S_NO_OPEN] = 1
             break
-        if reuse:
-            n_act = cached
-            reuse = False
-        else:
-            n_act = enumerate_actions(
-                rules, g, seat, h_lo[seat], h_hi[seat], h_jk[seat], h_n[seat], opened, taken, pending, hint,
-                table, c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
-            )
+        n_act = list_layings(rules, g, st, ws, seat, taken, pending, hint, reuse)
+        reuse = -1
         if n_act == 0:
             break  # cannot happen while a pending card had a legal laying
-        if not opened:
-            can_open = False
-            for j in range(n_act):
-                if act[j, A_TYPE] == ACT_OPEN:
-                    can_open = True
-            seats[seat, S_NO_OPEN] = 0 if can_open else 1
-        if n_act == 1 and act[0, A_TYPE] == ACT_STOP and kind == KIND_HEURISTIC:
+        if n_act == 1 and st.act[0, A_TYPE] == ACT_STOP and kind == KIND_HEURISTIC:
             break  # the heuristic policy stops when stopping is all it may do
-        fill_view(rules, g, seats, h_n, h_jk, seat, view)
-        a = choose_action(kind, par, policy_rng, seat, act, facts, n_act, view, h_lo[seat], h_hi[seat], h_jk[seat],
-                          pub)
-        if act[a, A_TYPE] == ACT_STOP:
+        a = decide_action(rules, g, st, seat, kinds, params, policy_rng, n_act)
+        pending, after = lay(rules, g, ev, st, seat, a, pending)
+        if after == LAY_OUT:
+            return TURN_OUT
+        if after == LAY_DISCARD:
             break
-        laid_mask, laid_joker = apply_action(
-            rules, g, ev, seat, a, act, facts, h_lo, h_hi, h_jk, h_n, seats, table, owner,
-            c_mask, c_info, open_sel, open_n, r_mask, r_info, pub,
-        )
-        if pending >= 0:
-            if (pending == JOKER and laid_joker) or (pending < JOKER and (laid_mask & bit(pending))):
-                pending = -1
-        if h_n[seat] == 0:
-            went_out = True
-            break
-        if act[a, A_TYPE] == ACT_OPEN and act[a, A_P1] == 1:
-            break  # the whole hand but one card is down: that card is the discard
-    if went_out:
-        record_event(ev, g, EV_OUT, rnd, seat, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        return TURN_OUT
 
-    # Discarding.
-    code = _discard(rules, g, seat, kind, par, policy_rng, h_lo[seat], h_hi[seat], h_jk[seat], taken,
-                    seats[seat, S_OPENED] == 1, table, c_mask, c_info, pub, view, d_legal, d_penalty, d_fits,
-                    seats, h_n, h_jk)
-    drop_card(h_lo, h_hi, h_jk, h_n, seat, code)
-    pile[g[G_PILE]] = code
-    g[G_PILE] += 1
-    pub[PUB_PILE, code] += 1
-    record_event(ev, g, EV_DISCARD, rnd, seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
-    if h_n[seat] == 0:
-        record_event(ev, g, EV_OUT, rnd, seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-        return TURN_OUT
-    g[G_TURN] = turn + 1
-    return TURN_NEXT
+    # Discarding: the greedy discard from masks, without filling the view.
+    if (kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990
+            and rules.joker_penalty < 990):
+        code = _highest_discard(rules, g, st.h_lo[seat], st.h_jk[seat], taken, st.seats[seat, S_OPENED] == 1,
+                                st.c_mask, st.c_info)
+    else:
+        code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, list_discards(rules, g, st, seat, taken))
+    return throw(g, ev, st, seat, code)
 
 
 @kernel(forceinline=True)
@@ -409,20 +540,6 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                                   c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws)
         return n_act > 0, completes, n_act
     return True, completes, -1
-
-
-@kernel(inline="always")
-def _discard(rules, g, seat, kind, par, policy_rng, lo, hi, jk, taken, opened, table, c_mask, c_info, pub, view,
-             legal, penalty, fits, seats, h_n, h_jk):
-    """The card ``seat`` throws; the observation ``view`` is filled only for
-    a policy that reads it (the greedy discard from masks does not)."""
-    if kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
-        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
-    fill_view(rules, g, seats, h_n, h_jk, seat, view)
-    n = legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits)
-    table_mask, joker_fits = table_accepts(g)
-    return choose_discard(kind, par, policy_rng, seat, legal, n, penalty, fits, view, lo, hi, pub,
-                          table_mask, joker_fits)
 
 
 @kernel(inline="always")
