@@ -1,6 +1,7 @@
 """The turn's bit-test shortcuts agree with the slower answers they stand in for.
 
-Each shortcut of the compiled turn (sim/engine/turn.py, actions.py, hand.py) must give exactly the
+Each shortcut of the compiled turn (sim/engine/turn.py, hand.py) and of its
+policies (sim/engine/policies.py) must give exactly the
 answer of the function it avoids calling, or the games would change: checked
 here on random hands of every meld rule the rulesets allow.
 """
@@ -12,7 +13,8 @@ import numpy as np
 import strategies as S
 from sim import cards
 from sim.engine import melds as M
-from sim.engine import actions, hand, turn
+from sim.engine import actions, hand, policies, turn
+from sim.engine import position as K
 from sim.engine import play as E
 from sim.engine.layout import A_TYPE, ACT_STOP
 from sim.engine.params import kernel_rules
@@ -48,12 +50,12 @@ def test_the_highest_penalty_is_the_first_highest_card():
         r = rulesets[i % len(rulesets)]
         codes = [c for c in range(52) if int(lo) >> c & 1]
         worth = [hand.card_penalty(c, r) for c in codes]
-        assert turn._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
+        assert policies._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
 
 
 def test_stop_only_is_a_listing_of_stopping_alone():
     # The turn of a heuristic player skips listing its actions when
-    # _stop_only says stopping is all it may do: checked on the hand of the
+    # policies.stop_only says stopping is all it may do: checked on the hand of the
     # seat to move at every turn of real rounds (table melds, jokers on the
     # table and opened seats included) against the listing itself.
     compared = [0, 0]
@@ -79,7 +81,7 @@ def test_stop_only_is_a_listing_of_stopping_alone():
                 listed = g[G_NCAND]
                 g[:] = saved
                 alone = bool(n_act == 1 and st.act[0, A_TYPE] == ACT_STOP)
-                if actions.stop_only(r, g, lo, jk, opened):
+                if policies.stop_only(r, g, lo, jk, opened):
                     # Never skips a laying, and the discard finds no melded
                     # card either way (no candidate listed, or none to list).
                     assert alone and listed <= 0
@@ -89,3 +91,39 @@ def test_stop_only_is_a_listing_of_stopping_alone():
                 if E.step_turn(r, kinds, params, st, ws, g, ev, policy_rng, deck_rng) != turn.TURN_NEXT:
                     break
     assert min(compared) > 500
+
+
+def test_the_greedy_discard_from_masks_is_the_policys_pick_from_the_listing():
+    # A heuristic player without judgement (P_DISCARD 0) finds its discard
+    # from masks (policies.discard_unlisted) where the turn would otherwise
+    # list the legal discards and score them (policies.discard_score):
+    # checked at every discard of real rounds, stepped through the position
+    # machine, against the policy's own pick from the listing.
+    compared = 0
+    for name in ("rami51", "basic", "contrat", "rami51-ducale"):
+        r = kernel_rules(preset(name, players=4))
+        kinds, params = S.parameter_arrays([S.get("greedy").for_game(preset(name).game)] * 4, E.MAX_SEATS)
+        assert params[0, policies.P_DISCARD] == 0
+        ws = M.workspace()
+        for game in range(6):
+            st = E.make_buffers()
+            g = np.zeros(N_G, dtype=np.int64)
+            ev = np.zeros((1, E.N_EV), dtype=np.int32)
+            policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+            deck_rng = np.zeros(1, dtype=np.uint64)
+            E.start_round(r, game, np.uint64(9), 0, st, g, ev, policy_rng, deck_rng, np.zeros(0, dtype=np.int64))
+            ts = K.new_turn_state()
+            while True:
+                K.advance(r, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, -2)
+                if ts[K.TS_PHASE] == K.PH_END:
+                    break
+                choice = K.decide(r, st, g, kinds, params, policy_rng, ts)
+                if ts[K.TS_PHASE] == K.PH_DISCARD:
+                    seat = ts[K.TS_SEAT]
+                    quick = policies.discard_unlisted(kinds[seat], params[seat], r, g, st.h_lo[seat], st.h_jk[seat],
+                                                      ts[K.TS_TAKEN], st.seats[seat, S_OPENED] == 1, st.c_mask,
+                                                      st.c_info)
+                    assert quick == choice
+                    compared += 1
+                K.play_choice(r, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+    assert compared > 500

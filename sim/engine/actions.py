@@ -48,6 +48,7 @@ from sim.engine.melds import (
     enumerate_melds,
     holds_meld,
     lowest,
+    melded_cards,
     opening_bound,
     remove_card,
     remove_mask,
@@ -235,24 +236,6 @@ def enumerate_actions(
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
     return n_act
-
-
-@kernel(inline="always")
-def stop_only(rules, g, lo, jk, opened):
-    """Whether :func:`enumerate_actions` would list stopping alone for the hand ``(lo, jk)``, no card pending.
-
-    No meld in the hand (so no opening, contract or new meld: the listing
-    finds no candidate, ``G_NCAND`` 0, and the discard's melded cards are
-    none either way), no card of it the table takes when it may add, and
-    no natural taking back a table joker once opened.
-    """
-    if holds_meld(lo, jk, rules.min_run, rules.ace_high):
-        return False
-    if opened or rules.add_before_opening:
-        table_mask, joker_fits = table_accepts(g)
-        if (lo & table_mask) != ZERO or (jk > 0 and joker_fits):
-            return False
-    return not (opened and hand_recovers(g, lo))  # no recovering natural without jokers
 
 
 @kernel
@@ -502,3 +485,21 @@ def apply_action(rules, g, ev, st, seat, i):
         flags_after += table[m, I_JOKER]
     pub[PUB_TABLE, JOKER] += flags_after - flags_before
     return laid_mask, laid_joker
+
+
+@kernel(inline="always")
+def hand_melded(rules, g, lo, jk, c_mask, c_info):
+    """The cards of the hand ``(lo, jk)`` that sit in some meld of it, for the discard.
+
+    The last listing of the laying phase was of this very hand: the union of
+    its candidates the hand's jokers allow; when the turn listed none
+    (``G_NCAND`` -1), :func:`melded_cards` gives the same mask from bit tests.
+    """
+    n_c = g[G_NCAND]
+    if n_c < 0:
+        return melded_cards(lo, jk, rules.min_run, rules.ace_high)
+    in_meld = ZERO
+    for k in range(n_c):
+        if c_info[k, I_JOKER] <= jk:
+            in_meld |= c_mask[k]
+    return in_meld

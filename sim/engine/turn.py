@@ -1,8 +1,18 @@
 """The turn: draw (the take check, the pile's top or the stock, "Puis-je ?"), lay, discard.
 
-:func:`play_turn` plays the turn of the seat to move, asking its policy at
-each decision (:mod:`sim.engine.policies`); the laying actions are listed
-and played by :mod:`sim.engine.actions`.
+The turn's steps, each a function on the round state ``st``
+(:class:`sim.engine.state.RoundState`) and the round scalars ``g``, in
+their order: :func:`begin_turn`, :func:`draws`, :func:`take_check`, then
+:func:`take_top` or :func:`draw_stock`, :func:`laying_starts`, then
+:func:`list_layings` and :func:`lay` until the seat stops,
+:func:`list_discards` and :func:`throw`. Between them the seat's policy
+decides (:func:`decide_take`, :func:`decide_action`,
+:func:`decide_discard`, asking :mod:`sim.engine.policies`).
+
+:func:`play_turn` calls them in one go, inlined into the round loop;
+:mod:`sim.engine.position` calls the same steps one decision at a time, so
+that a position stops where a strategy would decide. The laying actions
+are listed and played by :mod:`sim.engine.actions`.
 """
 
 from __future__ import annotations
@@ -10,31 +20,21 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine import params as P
-from sim.engine.actions import apply_action, enumerate_actions, stop_only
+from sim.engine.actions import apply_action, enumerate_actions, hand_melded
 from sim.engine.events import EV_DISCARD, EV_DRAW, EV_MAY_I, EV_OUT, EV_RESTOCK, record_event, trace_places
-from sim.engine.hand import RANK_CARDS, card_completes, card_penalty, drop_card, next_card, take_card
+from sim.engine.hand import card_completes, card_penalty, drop_card, next_card, take_card
 from sim.engine.jit import kernel
 from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
-from sim.engine.melds import (
-    I_JOKER,
-    JOKER,
-    N_INFO,
-    ZERO,
-    add_card,
-    bit,
-    card_in_meld,
-    highest,
-    lowest,
-    melded_cards,
-)
+from sim.engine.melds import JOKER, N_INFO, ZERO, add_card, bit, card_in_meld
 from sim.engine.policies import (
-    KIND_HEURISTIC,
-    P_DISCARD,
-    P_TAKE_NEAR,
     choose_action,
     choose_discard,
     choose_may_i,
     choose_take,
+    discard_unlisted,
+    stops_unasked,
+    stops_unlisted,
+    take_reads_view,
 )
 from sim.engine.rng import mix64, shuffle
 from sim.engine.state import (
@@ -59,7 +59,6 @@ from sim.engine.table import table_accepts, table_closed
 
 # How a turn ends: the next seat moves, the seat went out, or the round stops (why).
 TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE, TURN_CLOSED = 0, 1, 2, 3, 4, 5
-RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank - 1)
 
 
 @kernel(forceinline=True)
@@ -254,8 +253,7 @@ def decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
     can_add = st.seats[seat, S_OPENED] == 1 or rules.add_before_opening
     kind = kinds[seat]
     par = params[seat]
-    if kind != KIND_HEURISTIC or par[P_TAKE_NEAR] > 0:
-        # The heuristic policy reads the view only to weigh a near card.
+    if take_reads_view(kind, par):
         fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
     return choose_take(kind, par, policy_rng, seat, top, completes, can_add and on_table, lo, st.h_hi[seat],
                        st.pub, st.obs)
@@ -451,10 +449,9 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
     reuse = cached if taken >= 0 else -1
     while True:
         opened = st.seats[seat, S_OPENED] == 1
-        if (reuse < 0 and pending < 0 and kind == KIND_HEURISTIC
-                and stop_only(rules, g, st.h_lo[seat], st.h_jk[seat], opened)):
-            # Stopping is all the hand may do, which the listing would find
-            # (stop alone), and the heuristic policy stops then.
+        if reuse < 0 and pending < 0 and stops_unlisted(kind, rules, g, st.h_lo[seat], st.h_jk[seat], opened):
+            # The policy stops unasked, and the listing would find stopping
+            # alone: it is not made (what it would leave is set here).
             g[G_NCAND] = 0
             if not opened:
                 st.seats[seat, S_NO_OPEN] = 1
@@ -463,8 +460,8 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         reuse = -1
         if n_act == 0:
             break  # cannot happen while a pending card had a legal laying
-        if n_act == 1 and st.act[0, A_TYPE] == ACT_STOP and kind == KIND_HEURISTIC:
-            break  # the heuristic policy stops when stopping is all it may do
+        if n_act == 1 and st.act[0, A_TYPE] == ACT_STOP and stops_unasked(kind):
+            break
         a = decide_action(rules, g, st, seat, kinds, params, policy_rng, n_act)
         pending, after = lay(rules, g, ev, st, seat, a, pending)
         if after == LAY_OUT:
@@ -472,12 +469,10 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         if after == LAY_DISCARD:
             break
 
-    # Discarding: the greedy discard from masks, without filling the view.
-    if (kind == KIND_HEURISTIC and par[P_DISCARD] < 1 and rules.ace_penalty < 990
-            and rules.joker_penalty < 990):
-        code = _highest_discard(rules, g, st.h_lo[seat], st.h_jk[seat], taken, st.seats[seat, S_OPENED] == 1,
-                                st.c_mask, st.c_info)
-    else:
+    # Discarding: a policy that needs no listing (nor view) answers first.
+    code = discard_unlisted(kind, par, rules, g, st.h_lo[seat], st.h_jk[seat], taken,
+                            st.seats[seat, S_OPENED] == 1, st.c_mask, st.c_info)
+    if code < 0:
         code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, list_discards(rules, g, st, seat, taken))
     return throw(g, ev, st, seat, code)
 
@@ -543,89 +538,9 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
 
 
 @kernel(inline="always")
-def _hand_melded(rules, g, lo, jk, c_mask, c_info):
-    """The cards of the hand ``(lo, jk)`` that sit in some meld of it, for the discard.
-
-    The last listing of the laying phase was of this very hand: the union of
-    its candidates the hand's jokers allow; when the turn listed none
-    (``G_NCAND`` -1), :func:`melded_cards` gives the same mask from bit tests.
-    """
-    n_c = g[G_NCAND]
-    if n_c < 0:
-        return melded_cards(lo, jk, rules.min_run, rules.ace_high)
-    in_meld = ZERO
-    for k in range(n_c):
-        if c_info[k, I_JOKER] <= jk:
-            in_meld |= c_mask[k]
-    return in_meld
-
-
-@kernel(inline="always")
-def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
-    """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
-
-    :func:`choose_discard` scores each card of :func:`legal_discards` by its
-    penalty, less 1000 when it fits a meld and 5000 more for the joker, and
-    plays the first best in listing order (naturals by code, then the
-    joker). With penalties under 990 that is: the card fitting nothing with
-    the highest penalty, the lowest code among equals; else the fitting
-    natural so chosen; else the joker. Found here from the same masks,
-    without filling and scanning the lists.
-    """
-    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
-    table_mask, joker_fits = table_accepts(g)
-    fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
-    legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
-    joker_legal = jk > 0 and taken != JOKER
-    if rules.discard_playable_forbidden:
-        # The cards the table takes go only when nothing else may.
-        kept = legal & ~table_mask
-        kept_joker = joker_legal and not joker_fits
-        if kept != ZERO or kept_joker:
-            legal, joker_legal = kept, kept_joker
-    for x in (legal & ~fit, legal & fit):
-        if x != ZERO:
-            return _highest_penalty(x, rules.ace_penalty)
-    return JOKER
-
-
-@kernel(inline="always")
-def _highest_penalty(x, ace_penalty):
-    """The card of the non-empty mask ``x`` with the highest :func:`card_penalty`, the lowest code among equals.
-
-    By ranks from the highest penalty down (ten to king 10, then nine ...
-    two), the aces joining the rank of their penalty: a few mask tests
-    rather than the penalty of each card. Among two to nine, the highest
-    rank held is found at once from the four suits folded into one word of
-    ranks (a loop over the ranks was a few percent of a basic rummy round).
-    """
-    aces = x & RANK_CARDS
-    if aces != ZERO and ace_penalty > 10:
-        return lowest(aces)
-    tens = x & ((RANK_CARDS << np.uint64(9)) | (RANK_CARDS << np.uint64(10)) | (RANK_CARDS << np.uint64(11))
-                | (RANK_CARDS << np.uint64(12)))
-    if ace_penalty == 10:
-        tens |= aces
-    if tens != ZERO:
-        return lowest(tens)
-    # Bit rank - 1 of ``ranks``: some card of that rank, two to nine, is in
-    # ``x``, or the aces are and count that rank.
-    ranks = (x | (x >> np.uint64(13)) | (x >> np.uint64(26)) | (x >> np.uint64(39))) & RANKS_TWO_TO_NINE
-    if aces != ZERO and 2 <= ace_penalty <= 9:
-        ranks |= np.uint64(1) << np.uint64(ace_penalty - 1)
-    if ranks == ZERO:
-        return lowest(aces)
-    rank = highest(ranks) + 1
-    y = x & (RANK_CARDS << np.uint64(rank - 1))
-    if ace_penalty == rank:
-        y |= aces
-    return lowest(y)
-
-
-@kernel(inline="always")
 def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
     """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
-    in_meld = _hand_melded(rules, g, lo, jk, c_mask, c_info)
+    in_meld = hand_melded(rules, g, lo, jk, c_mask, c_info)
     can_add = opened or rules.add_before_opening
     table_mask, joker_fits = table_accepts(g)
     for forbid_playable in (True, False):
