@@ -42,6 +42,7 @@ from sim.engine.layout import (
     A_P2,
     A_P3,
     A_P4,
+    A_P5,
     A_TYPE,
     ACT_ADD,
     ACT_MELD,
@@ -53,7 +54,21 @@ from sim.engine.layout import (
 )
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_PYTHON
-from sim.engine.state import G_FIRST, G_MELDS, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, N_G
+from sim.engine.round import BLOCK_CYCLE, BLOCK_STOCK, BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP
+from sim.engine.state import (
+    G_DETERMINISTIC,
+    G_FIRST,
+    G_MELDS,
+    G_NEV,
+    G_OVERFLOW,
+    G_PILE,
+    G_ROUND,
+    G_STOCK,
+    G_TRACE,
+    G_TURN,
+    N_G,
+    S_OPENED,
+)
 from sim.trace import events_to_dicts, meld_cards
 
 __all__ = ["Observation", "Position", "RoundOutcome"]
@@ -62,8 +77,8 @@ _DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_
 _ENDS = ("", "low", "high", "")
 _EVENT_DECISION = {"draw": K.PH_DRAW, "open": K.PH_LAY, "meld": K.PH_LAY, "add": K.PH_LAY, "recover": K.PH_LAY,
                    "discard": K.PH_DISCARD}
-_BLOCKED = {E.BLOCK_STOCK: "stock", E.BLOCK_TURN_CAP: "turn_cap", E.BLOCK_CYCLE: "cycle",
-            E.BLOCK_TABLE_CLOSED: "table_closed"}
+_BLOCKED = {BLOCK_STOCK: "stock", BLOCK_TURN_CAP: "turn_cap", BLOCK_CYCLE: "cycle",
+            BLOCK_TABLE_CLOSED: "table_closed"}
 
 
 @dataclass(frozen=True)
@@ -215,7 +230,7 @@ class Position:
         except (KeyError, ValueError) as exc:
             raise ValueError(f"the trace cannot be replayed: the deal of event {deal} is not a deal: {exc}") from None
         position = cls._start(r, chosen, int(head["seed"]), int(head["game"]), rnd, order, totals)
-        position._g[E.G_DETERMINISTIC] = 1 if head["deterministic"] else 0
+        position._g[G_DETERMINISTIC] = 1 if head["deterministic"] else 0
         if kind == "deal":
             target, phase = events[deal:deal + 1], -1
         elif kind == "restock" and r.stock_exhausted == "flip_no_shuffle":
@@ -320,7 +335,7 @@ class Position:
             head = f"recover {_text(st.act[i, A_P1])} from {int(st.act[i, A_P2])}"
             if st.act[i, A_P3] == 0:
                 return head + ", meld " + self._meld_text(st.r_info[i])
-            end = _ENDS[int(st.act[i, E.A_P5]) + 1]
+            end = _ENDS[int(st.act[i, A_P5]) + 1]
             return head + f", joker to {int(st.act[i, A_P4])}" + (f" {end}" if end else "")
         return f"action {t}"
 
@@ -351,7 +366,7 @@ class Position:
             seat=int(seat), hand=self.hand(seat), hand_sizes=tuple(int(x) for x in st.h_n[:n]),
             pile=cardlib.format(int(c) for c in st.pile[: g[G_PILE]]),
             table=tuple(self._meld_text(st.table[m]) for m in range(int(g[G_MELDS]))), took=took,
-            opened=tuple(bool(x) for x in st.seats[:n, E.S_OPENED]), stock_size=int(g[G_STOCK]), view=view, pub=pub,
+            opened=tuple(bool(x) for x in st.seats[:n, S_OPENED]), stock_size=int(g[G_STOCK]), view=view, pub=pub,
         )
 
     # -------------------------------------------------------------- playing
@@ -399,7 +414,7 @@ class Position:
         other.strategies = tuple(chosen)
         other._kinds, other._params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
         # A repeated position proves a cycle only for the strategies that first met it.
-        other._g[E.G_DETERMINISTIC] = 0
+        other._g[G_DETERMINISTIC] = 0
         return other
 
     def play_out(self, strategies: Sequence[str | strategy_lib.Strategy] | None = None) -> RoundOutcome:

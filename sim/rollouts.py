@@ -46,8 +46,8 @@ import numpy as np
 
 import strategies as strategy_lib
 from sim import cards as cardlib
-from sim.engine import play as E
 from sim.engine import rollout as RK
+from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.position import Position
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
@@ -131,7 +131,7 @@ def known_cards(position: Position) -> np.ndarray:
     back from the table are known until the seat lays or throws a card of
     that code. The seat to move's own hand is not counted (it sees it).
     """
-    known = np.zeros((E.MAX_SEATS, 53), dtype=np.int64)
+    known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
 
     def lose(seat: int, text: str) -> None:
         for c in cardlib.parse(text):
@@ -163,7 +163,7 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     the other hands and the stock are dealt again from the cards it cannot see.
     """
     after = position.copy()
-    pool = np.zeros(E.MAX_CARDS, dtype=np.int64)
+    pool = np.zeros(MAX_CARDS, dtype=np.int64)
     rng = np.array([RK.derive_seed(np.uint64(seed), trial, 0, 5)], dtype=np.uint64)
     RK.redeal(after._kr, after._st, after._g, position.seat, known_cards(position), rng, pool)
     return after
@@ -240,7 +240,7 @@ def rollout(
     codes = np.array([table[c] for c in wanted], dtype=np.int64)
     k = len(wanted)
     seat = root.seat
-    known = known_cards(root) if mode == "belief" else np.zeros((E.MAX_SEATS, 53), dtype=np.int64)
+    known = known_cards(root) if mode == "belief" else np.zeros((MAX_SEATS, 53), dtype=np.int64)
     points = np.full((k, n), np.nan)
     raw = np.zeros((k, n), dtype=np.int64)
     out = np.zeros((k, n), dtype=np.bool_)

@@ -1,6 +1,7 @@
 """The turn's bit-test shortcuts agree with the slower answers they stand in for.
 
-Each shortcut of the compiled turn (sim/engine/play.py) must give exactly the
+Each shortcut of the compiled turn (sim/engine/turn.py, hand.py) and of its
+policies (sim/engine/policies.py) must give exactly the
 answer of the function it avoids calling, or the games would change: checked
 here on random hands of every meld rule the rulesets allow.
 """
@@ -12,10 +13,12 @@ import numpy as np
 import strategies as S
 from sim import cards
 from sim.engine import melds as M
+from sim.engine import actions, hand, policies, turn
+from sim.engine import position as K
 from sim.engine import play as E
 from sim.engine.layout import A_TYPE, ACT_STOP
 from sim.engine.params import kernel_rules
-from sim.engine.state import G_FIRST, G_TURN, S_OPENED
+from sim.engine.state import G_FIRST, G_NCAND, G_TURN, N_G, S_OPENED
 from sim.rules import preset
 
 DECK = cards.deck(2, 4)
@@ -34,7 +37,7 @@ def test_the_take_check_answers_as_card_in_meld():
     for i, rng, (lo, _, jk) in _hands(6, 4000, 15):
         r = rulesets[i % len(rulesets)]
         top = int(rng.integers(0, 52))
-        assert E._completes(lo, jk, top, r) == M.card_in_meld(lo, jk, top, r.min_run, r.ace_high)
+        assert hand.card_completes(lo, jk, top, r) == M.card_in_meld(lo, jk, top, r.min_run, r.ace_high)
 
 
 def test_the_highest_penalty_is_the_first_highest_card():
@@ -46,13 +49,13 @@ def test_the_highest_penalty_is_the_first_highest_card():
             continue
         r = rulesets[i % len(rulesets)]
         codes = [c for c in range(52) if int(lo) >> c & 1]
-        worth = [E.card_penalty(c, r) for c in codes]
-        assert E._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
+        worth = [hand.card_penalty(c, r) for c in codes]
+        assert policies._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
 
 
 def test_stop_only_is_a_listing_of_stopping_alone():
     # The turn of a heuristic player skips listing its actions when
-    # _stop_only says stopping is all it may do: checked on the hand of the
+    # policies.stop_only says stopping is all it may do: checked on the hand of the
     # seat to move at every turn of real rounds (table melds, jokers on the
     # table and opened seats included) against the listing itself.
     compared = [0, 0]
@@ -62,7 +65,7 @@ def test_stop_only_is_a_listing_of_stopping_alone():
         ws = M.workspace()
         for game in range(12):
             st = E.make_buffers()
-            g = np.zeros(E.N_G, dtype=np.int64)
+            g = np.zeros(N_G, dtype=np.int64)
             ev = np.zeros((1, E.N_EV), dtype=np.int32)
             policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
             deck_rng = np.zeros(1, dtype=np.uint64)
@@ -72,19 +75,55 @@ def test_stop_only_is_a_listing_of_stopping_alone():
                 lo, hi, jk, n = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat]
                 opened = st.seats[seat, S_OPENED] == 1
                 saved = g.copy()
-                n_act = E.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.c_mask,
+                n_act = actions.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.c_mask,
                                             st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act,
                                             st.facts, st.r_mask, st.r_info, ws)
-                listed = g[E.G_NCAND]
+                listed = g[G_NCAND]
                 g[:] = saved
                 alone = bool(n_act == 1 and st.act[0, A_TYPE] == ACT_STOP)
-                if E._stop_only(r, g, lo, jk, opened):
+                if policies.stop_only(r, g, lo, jk, opened):
                     # Never skips a laying, and the discard finds no melded
                     # card either way (no candidate listed, or none to list).
                     assert alone and listed <= 0
                     compared[1] += 1
                 else:
                     compared[0] += 1
-                if E.step_turn(r, kinds, params, st, ws, g, ev, policy_rng, deck_rng) != E.TURN_NEXT:
+                if E.step_turn(r, kinds, params, st, ws, g, ev, policy_rng, deck_rng) != turn.TURN_NEXT:
                     break
     assert min(compared) > 500
+
+
+def test_the_greedy_discard_from_masks_is_the_policys_pick_from_the_listing():
+    # A heuristic player without judgement (P_DISCARD 0) finds its discard
+    # from masks (policies.discard_unlisted) where the turn would otherwise
+    # list the legal discards and score them (policies.discard_score):
+    # checked at every discard of real rounds, stepped through the position
+    # machine, against the policy's own pick from the listing.
+    compared = 0
+    for name in ("rami51", "basic", "contrat", "rami51-ducale"):
+        r = kernel_rules(preset(name, players=4))
+        kinds, params = S.parameter_arrays([S.get("greedy").for_game(preset(name).game)] * 4, E.MAX_SEATS)
+        assert params[0, policies.P_DISCARD] == 0
+        ws = M.workspace()
+        for game in range(6):
+            st = E.make_buffers()
+            g = np.zeros(N_G, dtype=np.int64)
+            ev = np.zeros((1, E.N_EV), dtype=np.int32)
+            policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+            deck_rng = np.zeros(1, dtype=np.uint64)
+            E.start_round(r, game, np.uint64(9), 0, st, g, ev, policy_rng, deck_rng, np.zeros(0, dtype=np.int64))
+            ts = K.new_turn_state()
+            while True:
+                K.advance(r, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, -2)
+                if ts[K.TS_PHASE] == K.PH_END:
+                    break
+                choice = K.decide(r, st, g, kinds, params, policy_rng, ts)
+                if ts[K.TS_PHASE] == K.PH_DISCARD:
+                    seat = ts[K.TS_SEAT]
+                    quick = policies.discard_unlisted(kinds[seat], params[seat], r, g, st.h_lo[seat], st.h_jk[seat],
+                                                      ts[K.TS_TAKEN], st.seats[seat, S_OPENED] == 1, st.c_mask,
+                                                      st.c_info)
+                    assert quick == choice
+                    compared += 1
+                K.play_choice(r, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+    assert compared > 500

@@ -24,7 +24,11 @@ struct of seven to nine machine words, so a call with thirty arrays copies
 some 250 words onto the stack. The steps played once a turn (the take
 check, listing the legal layings, choosing, applying, discarding) are
 inlined into the turn, and the turn into the round, which removed a quarter
-of a turn's time. Two ways are used:
+of a turn's time. The turn's steps (``sim.engine.turn``) take the round
+state as one named tuple of arrays (``RoundState``): inlined, the tuple is
+never copied, so ``play_turn`` and the position machine
+(``sim.engine.position``), which calls the same steps one decision at a
+time, share them at no cost. Two ways are used:
 
 * ``kernel(inline="always")``, numba's own inlining, for the turn and its
   small steps: it gives the fastest code, but numba types the whole caller

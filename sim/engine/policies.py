@@ -12,6 +12,12 @@ facts it computed about the legal choices. Never another hand or the stock.
 * :func:`choose_discard`: which legal card to throw?
 * :func:`choose_may_i`: say "Puis-je ?" for the pile's top card (contrat)?
 
+The heuristic's discard score is :func:`discard_score`, its one definition.
+Where a policy's answer is known before the engine lists the choices, the
+turn asks the shortcuts at the end of this module first
+(:func:`take_reads_view`, :func:`stops_unlisted`, :func:`stops_unasked`,
+:func:`discard_unlisted`), so that the turn loop reads no policy's parameters.
+
 Kinds: ``KIND_RANDOM`` chooses uniformly among the legal choices;
 ``KIND_HEURISTIC`` is the parameterised family below, whose named presets
 live in :mod:`strategies`.
@@ -64,9 +70,12 @@ from numba.core.errors import NumbaWarning
 # taken inside that block: expected (only Python seats pay it), so not shown.
 warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
+from sim.engine.actions import hand_melded
+from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
-from sim.engine.melds import SUIT_BITS, bit, card_in_meld, count
+from sim.engine.melds import JOKER, SUIT_BITS, ZERO, bit, card_in_meld, count, highest, holds_meld, lowest
 from sim.engine.rng import below
+from sim.engine.table import hand_recovers, table_accepts
 
 # The action and observation layouts are the engine's (sim.engine.layout),
 # re-exported here for the policies written against this module.
@@ -324,6 +333,28 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
 
 
 @kernel(inline="always")
+def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, joker_fits):
+    """How much the heuristic policy wants to throw ``code``: the highest score goes.
+
+    Its ``penalty`` left in hand, less 1000 when it ``fits`` a meld of the
+    hand or a table meld the player may add to; with ``P_DISCARD`` 1 less
+    its near-meld worth, with 2 also less what it would feed the next
+    player; less 5000 more for the joker.
+    """
+    mode = params[P_DISCARD]
+    score = penalty
+    if fits:
+        score -= 1000.0
+    if mode >= 1:
+        score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
+    if mode >= 2:
+        score -= params[P_FEED_WEIGHT] * feeds(code, view[V_NEXT], pub, view, table_mask, joker_fits)
+    if code == 52:
+        score -= 5000.0  # a joker goes only when nothing else may
+    return score
+
+
+@kernel(inline="always")
 def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
                    table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.
@@ -338,21 +369,140 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
         slot = np.int64(params[P_SLOT])
         return _ask_python(Q_DISCARD, slot, legal[:n_legal], penalty[:n_legal], in_meld[:n_legal], lo, hi, view,
                            pub)
-    mode = params[P_DISCARD]
     best = -1
     best_score = -1.0e18
     for i in range(n_legal):
-        code = legal[i]
-        score = penalty[i]
-        if in_meld[i]:
-            score -= 1000.0
-        if mode >= 1:
-            score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
-        if mode >= 2:
-            score -= params[P_FEED_WEIGHT] * feeds(code, view[V_NEXT], pub, view, table_mask, joker_fits)
-        if code == 52:
-            score -= 5000.0  # a joker goes only when nothing else may
+        score = discard_score(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, joker_fits)
         if score > best_score:
             best_score = score
             best = i
     return legal[best]
+
+
+RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank - 1)
+
+# Shortcuts the turn asks before it lists the choices (sim.engine.turn): where
+# a policy's answer is known without the listing, the listing is not made.
+# Each gives exactly the policy's own answer on the listed choices
+# (tests/test_engine_bits.py).
+
+
+@kernel(inline="always")
+def take_reads_view(kind, params):
+    """Whether :func:`choose_take` reads the observation ``view`` (the heuristic only to weigh a near card)."""
+    return kind != KIND_HEURISTIC or params[P_TAKE_NEAR] > 0
+
+
+@kernel(inline="always")
+def stops_unasked(kind):
+    """Whether the policy, offered stopping alone, stops without being asked.
+
+    The heuristic does; a random policy draws from its stream even then,
+    and a Python policy is asked.
+    """
+    return kind == KIND_HEURISTIC
+
+
+@kernel(inline="always")
+def stops_unlisted(kind, rules, g, lo, jk, opened):
+    """Whether the policy stops laying before the hand ``(lo, jk)``'s actions are listed (no card pending).
+
+    The heuristic policy stops when stopping is all it may do
+    (:func:`stop_only`).
+    """
+    return kind == KIND_HEURISTIC and stop_only(rules, g, lo, jk, opened)
+
+
+@kernel(inline="always")
+def stop_only(rules, g, lo, jk, opened):
+    """Whether :func:`sim.engine.actions.enumerate_actions` would list stopping alone for the hand ``(lo, jk)``.
+
+    (No card pending.)
+
+    No meld in the hand (so no opening, contract or new meld: the listing
+    finds no candidate, ``G_NCAND`` 0, and the discard's melded cards are
+    none either way), no card of it the table takes when it may add, and
+    no natural taking back a table joker once opened.
+    """
+    if holds_meld(lo, jk, rules.min_run, rules.ace_high):
+        return False
+    if opened or rules.add_before_opening:
+        table_mask, joker_fits = table_accepts(g)
+        if (lo & table_mask) != ZERO or (jk > 0 and joker_fits):
+            return False
+    return not (opened and hand_recovers(g, lo))  # no recovering natural without jokers
+
+
+@kernel(inline="always")
+def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_info):
+    """The card the policy throws, found without listing the legal discards; -1 when it needs the listing.
+
+    The heuristic policy without judgement (``P_DISCARD`` 0) throws the best
+    card of :func:`discard_score` from masks (:func:`_highest_discard`),
+    where no penalty reaches the score's fitting margin.
+    """
+    if kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
+        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
+    return -1
+
+
+@kernel(inline="always")
+def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
+    """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
+
+    :func:`choose_discard` scores each legal discard by :func:`discard_score`
+    (with ``P_DISCARD`` 0: its penalty, less 1000 when it fits a meld and
+    5000 more for the joker) and plays the first best in listing order
+    (naturals by code, then the joker). With penalties under 990 that is: the card fitting nothing with
+    the highest penalty, the lowest code among equals; else the fitting
+    natural so chosen; else the joker. Found here from the same masks,
+    without filling and scanning the lists.
+    """
+    in_meld = hand_melded(rules, g, lo, jk, c_mask, c_info)
+    table_mask, joker_fits = table_accepts(g)
+    fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
+    legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
+    joker_legal = jk > 0 and taken != JOKER
+    if rules.discard_playable_forbidden:
+        # The cards the table takes go only when nothing else may.
+        kept = legal & ~table_mask
+        kept_joker = joker_legal and not joker_fits
+        if kept != ZERO or kept_joker:
+            legal, joker_legal = kept, kept_joker
+    for x in (legal & ~fit, legal & fit):
+        if x != ZERO:
+            return _highest_penalty(x, rules.ace_penalty)
+    return JOKER
+
+
+@kernel(inline="always")
+def _highest_penalty(x, ace_penalty):
+    """The card of the non-empty mask ``x`` with the highest :func:`card_penalty`, the lowest code among equals.
+
+    By ranks from the highest penalty down (ten to king 10, then nine ...
+    two), the aces joining the rank of their penalty: a few mask tests
+    rather than the penalty of each card. Among two to nine, the highest
+    rank held is found at once from the four suits folded into one word of
+    ranks (a loop over the ranks was a few percent of a basic rummy round).
+    """
+    aces = x & RANK_CARDS
+    if aces != ZERO and ace_penalty > 10:
+        return lowest(aces)
+    tens = x & ((RANK_CARDS << np.uint64(9)) | (RANK_CARDS << np.uint64(10)) | (RANK_CARDS << np.uint64(11))
+                | (RANK_CARDS << np.uint64(12)))
+    if ace_penalty == 10:
+        tens |= aces
+    if tens != ZERO:
+        return lowest(tens)
+    # Bit rank - 1 of ``ranks``: some card of that rank, two to nine, is in
+    # ``x``, or the aces are and count that rank.
+    ranks = (x | (x >> np.uint64(13)) | (x >> np.uint64(26)) | (x >> np.uint64(39))) & RANKS_TWO_TO_NINE
+    if aces != ZERO and 2 <= ace_penalty <= 9:
+        ranks |= np.uint64(1) << np.uint64(ace_penalty - 1)
+    if ranks == ZERO:
+        return lowest(aces)
+    rank = highest(ranks) + 1
+    y = x & (RANK_CARDS << np.uint64(rank - 1))
+    if ace_penalty == rank:
+        y |= aces
+    return lowest(y)

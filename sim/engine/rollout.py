@@ -16,12 +16,25 @@ import numpy as np
 
 from sim.engine.jit import entry
 
-from sim.engine import play as E
 from sim.engine import position as K
+from sim.engine.events import N_EV
+from sim.engine.hand import take_card
 from sim.engine.layout import PUB_PILE, PUB_TABLE
 from sim.engine.melds import JOKER, ZERO, workspace
 from sim.engine.rng import derive_seed, shuffle
-from sim.engine.state import G_NCAND, G_NFLIPS, G_PILE, G_STOCK, G_TRACE, S_NO_OPEN
+from sim.engine.round import make_buffers
+from sim.engine.state import (
+    G_DETERMINISTIC,
+    G_NCAND,
+    G_NFLIPS,
+    G_PILE,
+    G_STOCK,
+    G_TRACE,
+    MAX_CARDS,
+    MAX_FLIPS,
+    MAX_SEATS,
+    S_NO_OPEN,
+)
 
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
 
@@ -57,7 +70,7 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
         dst.r_info[:n, :] = src.r_info[:n, :]
     dst.open_sel[:, :] = src.open_sel
     dst.open_n[:] = src.open_n
-    n = min(g_src[G_NFLIPS], E.MAX_FLIPS)
+    n = min(g_src[G_NFLIPS], MAX_FLIPS)
     dst.flips[:n] = src.flips[:n]
     dst.pub[:, :] = src.pub
     dst.obs[:] = src.obs
@@ -113,9 +126,9 @@ def redeal(rules, st, g, seat, known, rng, pool):
         st.h_n[s] = 0
         for c in range(53):
             for _ in range(known[s, c]):
-                E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, c)
+                take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, c)
         while st.h_n[s] < size:
-            E._take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, pool[i])
+            take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, pool[i])
             i += 1
         # What the engine remembered of the old hand no longer holds.
         st.seats[s, S_NO_OPEN] = 0
@@ -128,7 +141,7 @@ def redeal(rules, st, g, seat, known, rng, pool):
 
 @entry
 def _seed_trial(seed, t, policy_rng, deck_rng):
-    for s in range(E.MAX_SEATS):
+    for s in range(MAX_SEATS):
         policy_rng[s] = derive_seed(np.uint64(seed), t, s, 3)
     deck_rng[0] = derive_seed(np.uint64(seed), t, 0, 4)
 
@@ -144,25 +157,25 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
     (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
     with the strategies, on the same streams.
     """
-    trial = E.make_buffers()
-    branch = E.make_buffers()
+    trial = make_buffers()
+    branch = make_buffers()
     g_trial = np.zeros_like(g_root)
     g_branch = np.zeros_like(g_root)
     ts_trial = np.zeros_like(ts_root)
     ts_branch = np.zeros_like(ts_root)
     ws = workspace()
-    ev = np.zeros((1, E.N_EV), dtype=np.int32)
-    policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    policy_rng = np.zeros(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.zeros(1, dtype=np.uint64)
     deal_rng = np.zeros(1, dtype=np.uint64)
-    branch_policy = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    branch_policy = np.zeros(MAX_SEATS, dtype=np.uint64)
     branch_deck = np.zeros(1, dtype=np.uint64)
-    pool = np.zeros(E.MAX_CARDS, dtype=np.int64)
+    pool = np.zeros(MAX_CARDS, dtype=np.int64)
     for t in range(t0, t1):
         copy_state(root, g_root, ts_root, trial, g_trial, ts_trial)
         g_trial[G_TRACE] = 0
         # Positions replayed with other streams prove no cycle.
-        g_trial[E.G_DETERMINISTIC] = 0
+        g_trial[G_DETERMINISTIC] = 0
         if mode == MODE_BELIEF:
             deal_rng[0] = derive_seed(np.uint64(seed), t, 0, 5)
             redeal(rules, trial, g_trial, seat, known, deal_rng, pool)

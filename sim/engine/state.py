@@ -38,6 +38,13 @@ import numpy as np
 
 from sim.engine.jit import kernel
 
+# The sizes of the round state's arrays.
+MAX_SEATS = 6
+MAX_MELDS = 48
+MAX_ACTIONS = 8192
+MAX_CARDS = 128
+MAX_FLIPS = 64
+
 # Seat columns.
 S_OPENED, S_OPEN_TURN, S_OPEN_POINTS, S_FIRST_LAY, S_JOKERS_LAID, S_TURNS, S_TAKES, S_NO_OPEN, S_MAY_I = range(9)
 N_S = 9
@@ -50,7 +57,7 @@ N_G = 17
 
 
 class RoundState(NamedTuple):
-    """Every array of a round (see the module's table); made by ``play.make_buffers``."""
+    """Every array of a round (see the module's table); made by :func:`sim.engine.round.make_buffers`."""
 
     h_lo: np.ndarray
     h_hi: np.ndarray

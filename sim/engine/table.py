@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.engine import params as P
 from sim.engine.jit import kernel
-
 from sim.engine.melds import (
     I_END,
     I_JOKER,
@@ -22,8 +22,10 @@ from sim.engine.melds import (
     I_START,
     JOKER,
     KIND_RUN,
+    ZERO,
     code_at,
 )
+from sim.engine.state import G_ACCEPT, G_ACCEPT_JOKER, G_MELDS, G_RECOVERING, S_OPENED
 
 END_LOW, END_HIGH, END_SET = 0, 1, 2
 
@@ -163,3 +165,57 @@ def recover(table, m, code):
     else:
         table[m, I_START] |= 1 << (code // 13)
         table[m, I_JPOS] = -1
+
+
+# What the table takes, kept in the round scalars ``g`` (sim.engine.state):
+# refreshed after every laying, asked by every turn.
+
+
+@kernel
+def table_changed(g, table, rules, first_new):
+    """Refresh the cached set of cards the table takes (after every laying).
+
+    ``first_new``: the laying only added melds from this index on, so the
+    melds before it take what they took; -1 when it changed a meld, and
+    every meld is asked again.
+    """
+    first = first_new if first_new >= 0 else 0
+    mask, joker = accepts(table, first, g[G_MELDS], rules.ace_high)
+    recovering = ZERO
+    if rules.jokers > 0:
+        unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
+        for m in range(first, g[G_MELDS]):
+            recovering |= recovering_cards(table, m, unambiguous)
+    if first_new >= 0:
+        mask |= np.uint64(g[G_ACCEPT])
+        joker = joker or g[G_ACCEPT_JOKER] == 1
+        recovering |= np.uint64(g[G_RECOVERING])
+    g[G_ACCEPT] = np.int64(mask)  # bits 0 .. 51 only: fits an int64
+    g[G_ACCEPT_JOKER] = 1 if joker else 0
+    g[G_RECOVERING] = np.int64(recovering)
+
+
+@kernel
+def table_accepts(g):
+    """``(mask of natural codes, joker fits)`` the table takes now."""
+    return np.uint64(g[G_ACCEPT]), g[G_ACCEPT_JOKER] == 1
+
+
+@kernel
+def table_closed(rules, g, seats):
+    """Contrat: every player has laid its contract and the table takes no card."""
+    for s in range(rules.players):
+        if not seats[s, S_OPENED]:
+            return False
+    mask, joker = table_accepts(g)
+    return mask == ZERO and not joker
+
+
+@kernel
+def hand_recovers(g, lo):
+    """Whether some natural of the hand ``lo`` takes back a table joker: checked before listing recoveries,
+    so that a hand without one (nearly every hand, even with jokers on the
+    table) skips that call and its thirty arguments. Recoveries are listed
+    for these cards only, so none is missed. The table's recovering cards
+    are kept in ``g[G_RECOVERING]`` (none when the deck has no joker)."""
+    return (lo & np.uint64(g[G_RECOVERING])) != ZERO

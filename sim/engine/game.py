@@ -1,0 +1,212 @@
+"""The game: rounds until the game's end, their result rows and, when tracing, their events.
+
+:func:`play_game` is inlined by numba into the entry points that call it
+(:mod:`sim.engine.play`; see :mod:`sim.engine.jit`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine import params as P
+from sim.engine.events import EV_GAME_END, EV_ROUND_END, EV_SEAT, record_event, trace_hand
+from sim.engine.hand import hand_value
+from sim.engine.jit import entry, kernel
+from sim.engine.policies import policy_is_deterministic
+from sim.engine.rng import derive_seed
+from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, play_round, score_round
+from sim.engine.rows import (
+    R_BLOCKED,
+    R_CARDS_LEFT,
+    R_FIRST,
+    R_GAME,
+    R_HAND_VALUE,
+    R_JOKERS_HELD,
+    R_JOKERS_LAID,
+    R_MAY_I,
+    R_OPEN_POINTS,
+    R_OPEN_TURN,
+    R_OPENED,
+    R_POINTS,
+    R_RAMI_SEC,
+    R_ROUND,
+    R_SEAT,
+    R_SEAT_TURNS,
+    R_TAKES,
+    R_TOTAL,
+    R_TRUNCATED,
+    R_TURNS,
+    R_WENT_OUT,
+    R_WINNER,
+    R_WON,
+    game_rows,
+)
+from sim.engine.state import (
+    G_DETERMINISTIC,
+    G_TRACE,
+    G_TURN,
+    MAX_SEATS,
+    S_JOKERS_LAID,
+    S_MAY_I,
+    S_OPEN_POINTS,
+    S_OPEN_TURN,
+    S_OPENED,
+    S_TAKES,
+    S_TURNS,
+)
+
+
+@kernel
+def deterministic(rules, kinds, params):
+    """1 when every seat decides without randomness (so positions can cycle)."""
+    for s in range(rules.players):
+        if not policy_is_deterministic(kinds[s], params[s]):
+            return 0
+    return 1
+
+
+@kernel
+def seed_round(seed, game, rnd, policy_rng, deck_rng):
+    # Every round has its own deck stream and one stream per seat, so any
+    # round replays alone and the deck does not depend on the players' choices.
+    for s in range(MAX_SEATS):
+        policy_rng[s] = derive_seed(np.uint64(seed), game, rnd * MAX_SEATS + s, 1)
+    deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, 2)
+
+
+@entry(inline="always")
+def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
+    """Play game ``game`` of the simulation seeded ``seed``.
+
+    Writes one row per round and seat into ``res`` from row ``n_res``:
+    ``res`` is column-major, ``res[R_..., row]``, so that the result frame
+    takes each column as one contiguous run; returns the new row count, or
+    -1 when ``res`` has no room left for the longest such game
+    (:func:`game_rows`; the caller then grows it and plays the game again).
+    ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
+    :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
+    not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`).
+    """
+    n_players = rules.players
+    if n_res + game_rows(rules, max_rounds) > res.shape[1]:
+        return -1
+    h_lo, h_hi, h_jk, h_n, seats = buffers.h_lo, buffers.h_hi, buffers.h_jk, buffers.h_n, buffers.seats
+    policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
+    totals = np.zeros(MAX_SEATS, dtype=np.int64)
+    points = np.zeros(MAX_SEATS, dtype=np.int64)
+    start_row = n_res
+    rnd = 0
+    truncated = False
+    winner_game = -1
+    while True:
+        if rnd >= max_rounds:
+            truncated = True
+            break
+        first = rnd % n_players
+        seed_round(seed, game, rnd, policy_rng, deck_rng)
+        winner, blocked, rami_sec = play_round(rules, rnd, first, g, ev, buffers, kinds, params, policy_rng,
+                                               deck_rng, ws, order if rnd == order_round else order[:0])
+        score_round(rules, winner, rami_sec, buffers, points)
+        for s in range(n_players):
+            totals[s] += points[s]
+        if g[G_TRACE]:
+            record_event(ev, g, EV_ROUND_END, rnd, winner, 1 if rami_sec else 0, blocked, 0, 0, 0, 0, 0, 0, 0)
+            for s in range(n_players):
+                record_event(ev, g, EV_SEAT, rnd, s, points[s], totals[s], seats[s, S_OPENED], 0, 0, 0, 0, 0, 0)
+                trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
+        for s in range(n_players):
+            res[R_GAME, n_res] = game
+            res[R_ROUND, n_res] = rnd
+            res[R_SEAT, n_res] = s
+            res[R_FIRST, n_res] = first
+            res[R_OPENED, n_res] = seats[s, S_OPENED]
+            res[R_OPEN_TURN, n_res] = seats[s, S_OPEN_TURN]
+            res[R_OPEN_POINTS, n_res] = seats[s, S_OPEN_POINTS]
+            res[R_JOKERS_LAID, n_res] = seats[s, S_JOKERS_LAID]
+            res[R_JOKERS_HELD, n_res] = h_jk[s]
+            res[R_CARDS_LEFT, n_res] = h_n[s]
+            res[R_POINTS, n_res] = points[s]
+            res[R_WENT_OUT, n_res] = 1 if s == winner else 0
+            res[R_RAMI_SEC, n_res] = 1 if (rami_sec and s == winner) else 0
+            res[R_BLOCKED, n_res] = blocked
+            # A round stopped by the turn cap or a closed table stops before
+            # the next turn begins; any other ends in a turn begun.
+            stopped_before_turn = blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED
+            res[R_TURNS, n_res] = g[G_TURN] if stopped_before_turn else g[G_TURN] + 1
+            res[R_TOTAL, n_res] = totals[s]
+            res[R_TAKES, n_res] = seats[s, S_TAKES]
+            res[R_HAND_VALUE, n_res] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+            res[R_SEAT_TURNS, n_res] = seats[s, S_TURNS]
+            res[R_MAY_I, n_res] = seats[s, S_MAY_I]
+            n_res += 1
+        rnd += 1
+        done, winner_game = _game_over(rules, rnd, totals)
+        if done:
+            break
+    for r in range(start_row, n_res):
+        res[R_WINNER, r] = winner_game
+        res[R_TRUNCATED, r] = 1 if truncated else 0
+        res[R_WON, r] = 0
+    # Every seat sharing the best total is marked as a winner.
+    best = totals[0]
+    for s in range(n_players):
+        if (rules.game == P.GAME_BASIC and totals[s] > best) or (rules.game != P.GAME_BASIC and totals[s] < best):
+            best = totals[s]
+    if not truncated:
+        for r in range(start_row, n_res):
+            if totals[res[R_SEAT, r]] == best:
+                res[R_WON, r] = 1
+    if g[G_TRACE]:
+        record_event(ev, g, EV_GAME_END, rnd, winner_game, 1 if truncated else 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        for s in range(n_players):
+            record_event(ev, g, EV_SEAT, rnd, s, 0, totals[s], 0, 0, 0, 0, 0, 0, 0)
+    return n_res
+
+
+@kernel
+def _game_over(rules, rounds_played, totals):
+    """``(done, winner)``: winner is the seat with the best total, -1 if shared."""
+    n_players = rules.players
+    if rules.game_rounds > 0:
+        if rounds_played < rules.game_rounds:
+            return False, -1
+        best = 0
+        for s in range(1, n_players):
+            if (rules.game == P.GAME_BASIC and totals[s] > totals[best]) or (
+                rules.game != P.GAME_BASIC and totals[s] < totals[best]
+            ):
+                best = s
+        for s in range(n_players):
+            if s != best and totals[s] == totals[best]:
+                return True, -1
+        return True, best
+    reached = False
+    for s in range(n_players):
+        if totals[s] >= rules.game_target:
+            reached = True
+    if not reached:
+        return False, -1
+    best = 0
+    for s in range(1, n_players):
+        if totals[s] < totals[best]:
+            best = s
+    for s in range(n_players):
+        if s != best and totals[s] == totals[best]:
+            return False, -1  # a tie for the lowest plays one more round
+    return True, best
+
+
+@entry
+def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
+    """The strategies at the seats of game ``game``.
+
+    With ``rotate``, strategy ``j`` plays seat ``(j + game) mod players``, so
+    over consecutive games every strategy sits everywhere equally often.
+    """
+    n = rules.players
+    for s in range(n):
+        j = (s - game) % n if rotate else s
+        kinds_out[s] = kinds[j]
+        params_out[s] = params[j]

@@ -1,0 +1,148 @@
+"""A hand's cards in the kernels: taking and dropping one, walking them, their penalty, and the near-card test.
+
+A hand is the bitsets ``(lo, hi)`` of its naturals (a second bit for a
+second copy), its jokers ``jk`` and its count ``n``; the seats' hands are
+the arrays ``h_lo, h_hi, h_jk, h_n`` of the round state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine.jit import kernel
+from sim.engine.melds import (
+    JOKER,
+    SUIT_BITS,
+    ZERO,
+    add_card,
+    bit,
+    card_in_meld,
+    joker_in_meld,
+    lowest,
+    remove_card,
+)
+
+
+@kernel
+def next_card(x, joker_next):
+    """One step through a hand's cards: the lowest natural of mask ``x``, then
+    the joker when ``joker_next``; ``(-1, ...)`` when done. Returns
+    ``(code, x, joker_next)`` to carry on with."""
+    if x:
+        return lowest(x), x & (x - np.uint64(1)), joker_next
+    if joker_next:
+        return JOKER, x, False
+    return -1, x, False
+
+
+@kernel
+def take_card(h_lo, h_hi, h_jk, h_n, seat, code):
+    if code == JOKER:
+        h_jk[seat] += 1
+    else:
+        h_lo[seat], h_hi[seat] = add_card(h_lo[seat], h_hi[seat], code)
+    h_n[seat] += 1
+
+
+@kernel
+def drop_card(h_lo, h_hi, h_jk, h_n, seat, code):
+    if code == JOKER:
+        h_jk[seat] -= 1
+    else:
+        h_lo[seat], h_hi[seat] = remove_card(h_lo[seat], h_hi[seat], code)
+    h_n[seat] -= 1
+
+
+@kernel
+def card_penalty(code, rules):
+    if code == JOKER:
+        return rules.joker_penalty
+    rank = code % 13 + 1
+    if rank == 1:
+        return rules.ace_penalty
+    return min(rank, 10)
+
+
+@kernel
+def hand_value(lo, hi, jk, rules):
+    total = jk * rules.joker_penalty
+    x = lo
+    while x:
+        c = lowest(x)
+        v = card_penalty(c, rules)
+        total += v
+        if hi & bit(c):
+            total += v
+        x &= x - np.uint64(1)
+    return total
+
+
+def _near_cards_table() -> np.ndarray:
+    """``NEAR_CARDS[ace_high, code]``: the naturals that can share a meld with natural ``code`` as its nearest partners.
+
+    The other suits of its rank, and the cards of its suit up to two ranks
+    away (the ace next to the two and, when it ranks high, to the king).
+    A meld holding ``code`` holds one of them: a set another suit of the
+    rank, a run (of three cards or more, one gap at most filled by a joker)
+    a card at most two places away. So a hand without any of them cannot
+    use ``code`` at all, which one bit test tells. Shape ``(2, 52)``, uint64
+    masks of codes; a constant of the compiled code.
+    """
+    table = np.zeros((2, 52), dtype=np.uint64)
+    for ace_high in (0, 1):
+        top = 14 if ace_high else 13
+        for code in range(52):
+            rank, suit = code % 13 + 1, code // 13
+            mask = 0
+            for s in range(4):
+                if s != suit:
+                    mask |= 1 << (s * 13 + rank - 1)
+            for p in (rank, 14):
+                if p == 14 and not (rank == 1 and ace_high):
+                    continue
+                for q in range(p - 2, p + 3):
+                    if q != p and 1 <= q <= top and (q - 1) % 13 != rank - 1:
+                        mask |= 1 << (suit * 13 + (q - 1) % 13)
+            table[ace_high, code] = mask
+    return table
+
+
+NEAR_CARDS = _near_cards_table()
+# The aces of the four suits (codes 0, 13, 26, 39): shifted by r, the cards of rank r + 1.
+RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)
+
+
+@kernel(inline="always")
+def card_completes(lo, jk, top, rules):
+    """Whether the pile's ``top`` sits in a meld of the hand ``(lo, jk)`` with it.
+
+    :func:`card_in_meld`, answered first from the card's near partners
+    (:data:`NEAR_CARDS`): most hands asked about most discards hold none.
+    Inlined: a call would copy the rules, some thirty words, for a bit test.
+    """
+    if top == JOKER:
+        return joker_in_meld(lo, rules.min_run, rules.ace_high)
+    if (lo & NEAR_CARDS[1 if rules.ace_high else 0, top]) == ZERO:
+        return False
+    if jk > 0:
+        return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
+    # Without a joker, card_in_meld's answer from bit tests: two other suits
+    # of the rank, or min_run positions in a row of the suit around the card.
+    rank = top % 13
+    suit = top // 13
+    others = lo & (RANK_CARDS << np.uint64(rank)) & ~bit(top)
+    if (others & (others - np.uint64(1))) != ZERO:
+        return True
+    ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << rank)
+    if rules.ace_high and (ranks & 1):
+        ranks |= 1 << 13
+    in_a_row = ranks  # bit s: positions s + 1 .. s + min_run all held
+    for i in range(1, rules.min_run):
+        in_a_row &= ranks >> i
+    # The windows holding the card start at most min_run - 1 places below it
+    # (the ace also at position 14 when it ranks high).
+    below = (1 << rules.min_run) - 1
+    windows = (below << rank) >> (rules.min_run - 1)
+    if rank == 0 and rules.ace_high:
+        windows |= (below << 13) >> (rules.min_run - 1)
+    return (in_a_row & windows) != 0
