@@ -387,6 +387,9 @@ def tournament(
     -------
     TournamentResult
     """
+    if isinstance(strategies, str):  # would be read letter by letter
+        raise TypeError(f"strategies must be a list, e.g. {[p.strip() for p in strategies.split(',')]!r}, "
+                        "not a string")
     start = time.perf_counter()
     chosen = _named(strategies)
     if players is None:

@@ -29,7 +29,8 @@ from sim.cli.common import (
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Trace at most this many rounds.")
 @click.option("--rollouts", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Roll every legal discard out this many times, in belief and in clairvoyant mode.")
+              help="With --event: roll every legal discard of that turn out this many times, in belief and in "
+                   "clairvoyant mode.")
 @click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the rollouts.")
 @ascii_option
@@ -46,6 +47,9 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     import sim
     from sim import advice
 
+    if rollouts and index is None:
+        raise BadValue(f"--rollouts {rollouts} needs --event: the rollouts play out the discards of one turn "
+                       "(run without --event to list the events)")
     r, names = table_from(ruleset, overrides, seat_names)
     try:
         (strategy,) = seat_strategies(strategy)

@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 
 from sim.cli.common import (
+    GAME_MAX,
+    check_out_path,
     emit,
     emit_json,
     json_option,
@@ -65,8 +67,8 @@ def _summary_rows(path: Path, first: int, n_games: int):
 @strategies_option("One strategy per seat, comma separated; parameters by name as in "
                    "greedy:jokers=2,open_extra=10 (see `rami strategies`); a strategy written in Python "
                    "by module path, e.g. mypkg.mybot:Hoarder (docs/cli.md).")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Games to play.")
+@click.option("--games", "n_games", type=click.IntRange(1, GAME_MAX + 1), default=10_000, show_default=True,
+              help="Games to play, 1 to 2**31 - 1.")
 @seed_option
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="all cores",
               help="Threads running the engine (results do not depend on it).")
@@ -103,6 +105,7 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     from sim.summary import summarise
 
     r, names = table_from(ruleset, overrides, seat_names)
+    out = str(check_out_path(out))
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     command = shlex.join(["rami", *sys.argv[1:]])
     bars: list = []
