@@ -19,6 +19,23 @@ from sim.cli.common import (
 )
 
 
+def check_advise(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, index: int | None,
+                 strategy: str, rollouts: int) -> tuple:
+    """Every check of ``rami advise`` made before the game is traced: the table, the advised strategy, the
+    options that go together. Returns the ruleset, the seats' strategies and the advised one."""
+    if rollouts and index is None:
+        raise BadValue(f"--rollouts {rollouts} needs --event: the rollouts play out the discards of one turn "
+                       "(run without --event to list the events)")
+    r, names = table_from(ruleset, overrides, seat_names)
+    try:
+        (advised,) = seat_strategies(strategy)
+    except ValueError:
+        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
+    except BadValue as exc:
+        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
+    return r, names, advised
+
+
 @main.command("advise")
 @traced_game_options
 @click.option("--event", "index", type=click.IntRange(min=0), default=None,
@@ -47,16 +64,7 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     import sim
     from sim import advice
 
-    if rollouts and index is None:
-        raise BadValue(f"--rollouts {rollouts} needs --event: the rollouts play out the discards of one turn "
-                       "(run without --event to list the events)")
-    r, names = table_from(ruleset, overrides, seat_names)
-    try:
-        (strategy,) = seat_strategies(strategy)
-    except ValueError:
-        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
-    except BadValue as exc:
-        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
+    r, names, strategy = check_advise(ruleset, overrides, seat_names, index, strategy, rollouts)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     events = sim.play_traced(r, names, seed=seed, game=game, **extra)
     if index is None:

@@ -103,11 +103,22 @@ class Number(click.FloatRange):
         return rv
 
 
+class PathArg(click.Path):
+    """``click.Path`` refusing a NUL character as a bad value (the system would raise ``ValueError``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            self.fail(f"{value!r} holds a NUL character, which no file name can", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 # ---------------------------------------------------------- output folders
 def check_out_path(path: str | Path, option: str = "--out") -> Path:
     """``path`` as a folder to write; an empty path (which would mean the current folder) is a :class:`BadValue`."""
     if not str(path).strip():
         raise BadValue(f"{option} is empty: give a folder name, e.g. {option} results/mine")
+    if "\0" in str(path):
+        raise BadValue(f"{option} {str(path)!r}: a folder name cannot hold a NUL character")
     return Path(path)
 
 
@@ -278,14 +289,17 @@ def ruleset_from(name: str, overrides: tuple[str, ...] | Mapping[str, Any]) -> r
     parsed = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
     try:
         base = rules.as_ruleset(name)
-        if "game" in parsed and parsed["game"] != base.game:
-            raise BadValue(
-                f"--set game={parsed['game']} would change the game of {name!r} ({base.game}); "
-                f"start from its preset instead: --rules {parsed['game']}"
-            )
+    except rules.RulesetError as exc:
+        raise BadValue(f"--rules: {exc}") from None
+    if "game" in parsed and parsed["game"] != base.game:
+        raise BadValue(
+            f"--set game={parsed['game']} would change the game of {name!r} ({base.game}); "
+            f"start from its preset instead: --rules {parsed['game']}"
+        )
+    try:
         return base.replace(**parsed)
     except rules.RulesetError as exc:
-        raise BadValue(str(exc)) from None
+        raise BadValue(f"--set: {exc}") from None
 
 
 ruleset_option = click.option(

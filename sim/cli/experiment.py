@@ -90,30 +90,15 @@ def _bar(quiet: bool):
     return bar, update
 
 
-@experiment_group.command("run")
-@click.argument("name")
-@click.option("--games", type=click.IntRange(min=2), default=None,
-              help="Games per arm, at least 2 (default: the experiment's own).")
-@click.option("--precision", type=Number(min=PRECISION_MIN), default=None,
-              help=f"Add games until every headline 95% interval is narrower than this, in its own unit "
-                   f"(shares as fractions: 0.02 is two percentage points), at least {PRECISION_MIN}, "
-                   "starting from the quick edition's size and stopping at the config's max_games "
-                   "(--set max_games=N).")
-@seed_option_for("Simulation seed shared by every arm, 0 to 2**64 - 1.")
-@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
-@click.option("--out", default=None, metavar="FOLDER",
-              help="Folder for summary.json and the data: new, empty, or an earlier run of the same experiment  "
-                   "[default: results/experiments/NAME/seed-S]")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def run_command(name, games, precision, seed, settings, out, quiet) -> None:
-    """Run experiment NAME; print its conclusions and findings, write summary.json and the data.
+def check_run(name: str, games: int | None, precision: float | None, seed: int, settings: tuple[str, ...],
+              out: str | None):
+    """Every check of ``rami experiment run`` made before anything is written or played.
 
-    Every value is checked before anything is written or played; stopped by
-    Ctrl-C, it leaves the output folder as it was.
+    Returns the experiment module, its config and the output folder; a bad
+    value is a :class:`BadValue` naming its option (exit 2), an output folder
+    that cannot be used a ``click.ClickException`` (exit 1).
     """
     import experiments
-    from experiments import wording
 
     if games is not None and precision is not None:
         raise click.UsageError("give --games or --precision, not both")
@@ -136,6 +121,34 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
         raise BadValue(f"--set precision={config.precision}: allowed: at least {PRECISION_MIN}")
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
+    return module, config, out
+
+
+@experiment_group.command("run")
+@click.argument("name")
+@click.option("--games", type=click.IntRange(min=2), default=None,
+              help="Games per arm, at least 2 (default: the experiment's own).")
+@click.option("--precision", type=Number(min=PRECISION_MIN), default=None,
+              help=f"Add games until every headline 95% interval is narrower than this, in its own unit "
+                   f"(shares as fractions: 0.02 is two percentage points), at least {PRECISION_MIN}, "
+                   "starting from the quick edition's size and stopping at the config's max_games "
+                   "(--set max_games=N).")
+@seed_option_for("Simulation seed shared by every arm, 0 to 2**64 - 1.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
+@click.option("--out", default=None, metavar="FOLDER",
+              help="Folder for summary.json and the data: new, empty, or an earlier run of the same experiment  "
+                   "[default: results/experiments/NAME/seed-S]")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def run_command(name, games, precision, seed, settings, out, quiet) -> None:
+    """Run experiment NAME; print its conclusions and findings, write summary.json and the data.
+
+    Every value is checked before anything is written or played; stopped by
+    Ctrl-C, it leaves the output folder as it was.
+    """
+    from experiments import wording
+
+    module, config, out = check_run(name, games, precision, seed, settings, out)
     kept = lambda: f"{out} is as it was (an experiment writes its rows when it ends)"  # noqa: E731
     with made_folder(out, kept):
         bar, update = _bar(quiet)
@@ -158,6 +171,20 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
                f"summary: {out / 'summary.json'}")
 
 
+def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[list[str], Path]:
+    """Every check of ``rami report`` made before anything is written or played: the experiments and the folder."""
+    import experiments
+
+    unknown = [n for n in only if n not in experiments.EXPERIMENTS]
+    if unknown:
+        raise BadValue(f"--only {unknown[0]!r}: unknown experiment; the experiments are: "
+                       f"{', '.join(experiments.EXPERIMENTS)}")
+    names = list(dict.fromkeys(only)) or list(experiments.REPORTED)
+    out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
+    check_output_folder(out, _edition, "an edition of `rami report`")
+    return names, out
+
+
 @main.command("report")
 @click.option("--quick", is_flag=True, help="Every experiment at a reduced size: under two and a half minutes instead of about thirteen.")
 @click.option("--out", default=None, metavar="FOLDER",
@@ -177,16 +204,9 @@ def report_command(quick, out, only, reuse, quiet) -> None:
     rows are written as it ends: stopped by Ctrl-C, the same command with
     --reuse analyses the finished runs instead of playing them again.
     """
-    import experiments
     from experiments import report
 
-    unknown = [n for n in only if n not in experiments.EXPERIMENTS]
-    if unknown:
-        raise BadValue(f"--only {unknown[0]!r}: unknown experiment; the experiments are: "
-                       f"{', '.join(experiments.EXPERIMENTS)}")
-    names = list(dict.fromkeys(only)) or list(experiments.REPORTED)
-    out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
-    check_output_folder(out, _edition, "an edition of `rami report`")
+    names, out = check_report(quick, out, only)
     kept = lambda: (f"the finished runs are kept in {out}; the same command with --reuse analyses them "  # noqa: E731
                     "instead of playing them again")
     with made_folder(out, kept):

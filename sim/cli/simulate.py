@@ -61,6 +61,14 @@ def _summary_rows(path: Path, first: int, n_games: int):
                      maintain_order="left").select(list(sim.RESULT_COLUMNS)).collect()
 
 
+def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, out: str) -> tuple:
+    """The checks of ``rami simulate`` made here before :func:`sim.simulate` checks the rest (the
+    dataset folder among them): the table and the output path. Returns the ruleset, the
+    strategies and the path."""
+    r, names = table_from(ruleset, overrides, seat_names)
+    return r, names, str(check_out_path(out))
+
+
 @main.command("simulate")
 @ruleset_option
 @set_option
@@ -104,8 +112,7 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     from sim.distributed import ClusterError
     from sim.summary import summarise
 
-    r, names = table_from(ruleset, overrides, seat_names)
-    out = str(check_out_path(out))
+    r, names, out = check_simulate(ruleset, overrides, seat_names, out)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     command = shlex.join(["rami", *sys.argv[1:]])
     bars: list = []
