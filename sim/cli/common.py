@@ -5,6 +5,15 @@ Exit codes (``docs/cli.md``): 0 done; 2 bad usage or a bad value (an unknown
 option, preset, knob, card or strategy, a value out of range), found before
 anything is played; 1 a failure while running; 130 interrupted (Ctrl-C).
 Every error is one line on stderr naming the input and what is allowed.
+
+How a command keeps that contract: declare each option's type and range
+(``click.IntRange``, :class:`Number`, :func:`seed_option_for`); make every
+other check before anything is created or played, refusing with
+:func:`bad_value` or :class:`BadValue`, or with :func:`as_options` around a
+library call whose ``ValueError`` names a Python argument; check an output
+folder with :func:`check_out_path` and :func:`check_output_folder`, then
+write inside :func:`made_folder`, which undoes the empty folders it made and
+turns Ctrl-C into :class:`Interrupted` saying what was kept.
 """
 
 from __future__ import annotations

@@ -62,11 +62,11 @@ def _summary_rows(path: Path, first: int, n_games: int):
 
 
 def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, out: str) -> tuple:
-    """The checks of ``rami simulate`` made here before :func:`sim.simulate` checks the rest (the
-    dataset folder among them): the table and the output path. Returns the ruleset, the
-    strategies and the path."""
+    """The checks of ``rami simulate`` made here before :func:`sim.simulate` checks the rest: the table,
+    and a name no file can have. The dataset folder (an empty path, a file in the way, another
+    command's dataset) is the store's to refuse, exit 1. Returns the ruleset, the strategies and the path."""
     r, names = table_from(ruleset, overrides, seat_names)
-    return r, names, str(check_out_path(out))
+    return r, names, str(check_out_path(out)) if out.strip() else out
 
 
 @main.command("simulate")
@@ -145,8 +145,9 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     except KeyboardInterrupt:
         close_bars()
         kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
-        click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
-                   f"run the same command again to play the rest", err=True)
+        # On a terminal, after the ^C the terminal echoed; in a log, the one line of the contract.
+        click.echo(f"{chr(10) if sys.stderr.isatty() else ''}Error: interrupted: finished batches kept in {out} "
+                   f"(games {kept}); run the same command again to play the rest", err=True)
         sys.stdout.flush()
         sys.stderr.flush()
         # The batches still running in the engine's threads cannot be stopped
