@@ -26,7 +26,16 @@ from hypothesis import strategies as st
 import sim
 from sim.cli import main
 from sim.cli.advise import check_advise
-from sim.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, BadValue, Interrupted, as_options, made_folder, table_from
+from sim.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    BadValue,
+    Interrupted,
+    as_options,
+    bad_value,
+    made_folder,
+    table_from,
+)
 from sim.cli.experiment import check_report, check_run
 from sim.cli.lookups import check_hand, ruleset_from
 from sim.cli.simulate import check_simulate
@@ -260,6 +269,9 @@ def test_the_python_api_refuses_a_string_where_a_list_or_a_position_belongs():
 
 
 def test_library_messages_are_put_in_the_options_words():
+    assert bad_value("--games", 1, "at least 2").format_message() == "--games 1: allowed: at least 2"
+    assert bad_value("--set precision=", 1e-9, "at least 0.001").exit_code == EXIT_USAGE
+    assert bad_value("--mode", "x", "belief").format_message() == "--mode 'x': allowed: belief"
     with pytest.raises(BadValue, match="^--max-games must be at least 2, got 1$"), \
             as_options({"max_games": "--max-games"}):
         raise ValueError("max_games must be at least 2, got 1")

@@ -67,9 +67,10 @@ class Interrupted(click.ClickException):
 # `as_options` turns a library's ValueError (which names its Python argument)
 # into the same line naming the option.
 def bad_value(option: str, value: Any, allowed: str) -> BadValue:
-    """The error for ``option`` given ``value``: ``--games 1: allowed: at least 2``."""
+    """The error for ``option`` given ``value``: ``--games 1: allowed: at least 2``
+    (``option`` may end in ``=``, as ``--set precision=``, to join the value)."""
     shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
-    return BadValue(f"{option} {shown}: allowed: {allowed}")
+    return BadValue(f"{option}{'' if option.endswith('=') else ' '}{shown}: allowed: {allowed}")
 
 
 def in_option_words(message: str, options: Mapping[str, str]) -> str:

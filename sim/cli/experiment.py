@@ -10,6 +10,7 @@ from sim.cli.common import (
     BadValue,
     Number,
     as_options,
+    bad_value,
     check_out_path,
     check_output_folder,
     in_option_words,
@@ -118,7 +119,7 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
                 module.QUICK.get("games", config.games)
             config = config.replace(precision=precision, games=first)
     if getattr(config, "precision", None) is not None and config.precision < PRECISION_MIN:
-        raise BadValue(f"--set precision={config.precision}: allowed: at least {PRECISION_MIN}")
+        raise bad_value("--set precision=", config.precision, f"at least {PRECISION_MIN}")
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
     return module, config, out
