@@ -439,6 +439,9 @@ def tournament(
     -------
     TournamentResult
     """
+    if isinstance(strategies, str):  # would be read letter by letter
+        raise TypeError(f"strategies must be a list, e.g. {[p.strip() for p in strategies.split(',')]!r}, "
+                        "not a string")
     start = time.perf_counter()
     chosen, r, tables, per_table = _plan(strategies, ruleset, players, games, resamples)
     settings = _settings(chosen, r, tables, per_table, seed, resamples)

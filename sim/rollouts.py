@@ -216,6 +216,12 @@ def rollout(
     -------
     Rollout
     """
+    if not isinstance(position, Position):
+        raise TypeError(f"position must be a sim.Position (e.g. sim.Position.from_trace(events, index)), "
+                        f"got {type(position).__name__} {position!r:.60}")
+    for name, value in (("choices", choices), ("strategies", strategies)):
+        if isinstance(value, str):  # would be read letter by letter
+            raise TypeError(f"{name} must be a list, e.g. [{value!r}], not a string")
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:

@@ -287,13 +287,13 @@ def test_cli_lists_and_runs_an_experiment(tmp_path):
     assert "points per round" in result.output and (out / "summary.json").exists()
     assert design.read_summary(out)["config"]["waits"] == [70]
     bad = runner.invoke(main, ["experiment", "run", "waiting_to_open", "--set", "bogus=1"])
-    assert bad.exit_code == 1 and "unknown config key 'bogus'" in bad.output
+    assert bad.exit_code == 2 and "--set: unknown config key 'bogus'" in bad.output
     blocker = tmp_path / "file"
     blocker.write_text("")
     bad = runner.invoke(main, ["experiment", "run", "waiting_to_open", "--out", str(blocker / "sub")])
-    assert bad.exit_code == 1 and "cannot write to" in bad.output
+    assert bad.exit_code == 1 and "is a file, not a folder" in bad.output
     bad = runner.invoke(main, ["experiment", "run", "nothing"])
-    assert bad.exit_code == 1 and "unknown experiment 'nothing'" in bad.output
+    assert bad.exit_code == 2 and "unknown experiment 'nothing'" in bad.output
 
 
 def test_cli_report_writes_an_edition_and_says_where_to_open_it(tmp_path):
@@ -307,7 +307,7 @@ def test_cli_report_writes_an_edition_and_says_where_to_open_it(tmp_path):
     assert f"open {(tmp_path / 'index.html').resolve()}" in result.output
     assert (tmp_path / "time_to_open" / "index.html").exists()
     bad = CliRunner().invoke(main, ["report", "--only", "nothing"])
-    assert bad.exit_code == 1 and "unknown experiment 'nothing'" in bad.output
+    assert bad.exit_code == 2 and "unknown experiment" in bad.output
 
 
 # ---------------------------------------------------------------- notebook

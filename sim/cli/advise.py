@@ -19,6 +19,23 @@ from sim.cli.common import (
 )
 
 
+def check_advise(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, index: int | None,
+                 strategy: str, rollouts: int) -> tuple:
+    """Every check of ``rami advise`` made before the game is traced: the table, the advised strategy, the
+    options that go together. Returns the ruleset, the seats' strategies and the advised one."""
+    if rollouts and index is None:
+        raise BadValue(f"--rollouts {rollouts} needs --event: the rollouts play out the discards of one turn "
+                       "(run without --event to list the events)")
+    r, names = table_from(ruleset, overrides, seat_names)
+    try:
+        (advised,) = seat_strategies(strategy)
+    except ValueError:
+        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
+    except BadValue as exc:
+        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
+    return r, names, advised
+
+
 @main.command("advise")
 @traced_game_options
 @click.option("--event", "index", type=click.IntRange(min=0), default=None,
@@ -29,7 +46,8 @@ from sim.cli.common import (
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Trace at most this many rounds.")
 @click.option("--rollouts", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Roll every legal discard out this many times, in belief and in clairvoyant mode.")
+              help="With --event: roll every legal discard of that turn out this many times, in belief and in "
+                   "clairvoyant mode.")
 @click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the rollouts.")
 @ascii_option
@@ -46,13 +64,7 @@ def advise_command(ruleset, overrides, seat_names, seed, game, index, strategy, 
     import sim
     from sim import advice
 
-    r, names = table_from(ruleset, overrides, seat_names)
-    try:
-        (strategy,) = seat_strategies(strategy)
-    except ValueError:
-        raise BadValue(f"--strategy {strategy!r}: give one strategy, e.g. expert or greedy:open_extra=20") from None
-    except BadValue as exc:
-        raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
+    r, names, strategy = check_advise(ruleset, overrides, seat_names, index, strategy, rollouts)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     events = sim.play_traced(r, names, seed=seed, game=game, **extra)
     if index is None:

@@ -5,6 +5,15 @@ Exit codes (``docs/cli.md``): 0 done; 2 bad usage or a bad value (an unknown
 option, preset, knob, card or strategy, a value out of range), found before
 anything is played; 1 a failure while running; 130 interrupted (Ctrl-C).
 Every error is one line on stderr naming the input and what is allowed.
+
+How a command keeps that contract: declare each option's type and range
+(``click.IntRange``, :class:`Number`, :func:`seed_option_for`); make every
+other check before anything is created or played, refusing with
+:func:`bad_value` or :class:`BadValue`, or with :func:`as_options` around a
+library call whose ``ValueError`` names a Python argument; check an output
+folder with :func:`check_out_path` and :func:`check_output_folder`, then
+write inside :func:`made_folder`, which undoes the empty folders it made and
+turns Ctrl-C into :class:`Interrupted` saying what was kept.
 """
 
 from __future__ import annotations
@@ -12,12 +21,14 @@ from __future__ import annotations
 import codecs
 import importlib
 import json
+import math
 import os
+import re
 import sys
-from collections.abc import Mapping
-from typing import Any
-
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -28,6 +39,8 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 SEED_MAX = 2**64 - 1
+GAME_MAX = 2**31 - 2
+"""The last game index :func:`sim.simulate` plays, so the last one a traced command can name."""
 DEFAULT_SEED = 1
 """The seed every command uses when none is given, as :func:`sim.simulate` does."""
 
@@ -36,6 +49,129 @@ class BadValue(click.ClickException):
     """A value a command cannot use: one line naming it and what is allowed, exit code 2."""
 
     exit_code = EXIT_USAGE
+
+
+class Interrupted(click.ClickException):
+    """Ctrl-C, with what was kept and how to go on: one line, exit code 130."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def __init__(self, kept: str = "") -> None:
+        super().__init__(f"interrupted{': ' + kept if kept else ''}")
+
+
+# ------------------------------------------------------------ bad values
+# One way to refuse a value: the option as the user typed it, the value, and
+# what is allowed. Click's types and ranges refuse most values before a
+# command runs; `bad_value` is for the checks a type cannot make, and
+# `as_options` turns a library's ValueError (which names its Python argument)
+# into the same line naming the option.
+def bad_value(option: str, value: Any, allowed: str) -> BadValue:
+    """The error for ``option`` given ``value``: ``--games 1: allowed: at least 2``
+    (``option`` may end in ``=``, as ``--set precision=``, to join the value)."""
+    shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) else repr(value)
+    return BadValue(f"{option}{'' if option.endswith('=') else ' '}{shown}: allowed: {allowed}")
+
+
+def in_option_words(message: str, options: Mapping[str, str]) -> str:
+    """``message`` with the library's argument names replaced by the options the user typed."""
+    for argument, option in options.items():
+        # The argument quoted ('max_games'), as a keyword (max_games=) or, when it
+        # cannot be an ordinary word (it holds an underscore), bare.
+        pattern = rf"(?:config key |argument )?'{re.escape(argument)}'|\b{re.escape(argument)}(?==)"
+        if "_" in argument:
+            pattern += rf"|\b{re.escape(argument)}\b"
+        message = re.sub(pattern, option, message)
+    return message.replace("dataclasses.replace(strategy, name=...)", "a strategy file under another name")
+
+
+@contextmanager
+def as_options(options: Mapping[str, str] | None = None, prefix: str = "") -> Iterator[None]:
+    """Turn a ``ValueError`` or ``TypeError`` raised in the block into a :class:`BadValue`.
+
+    ``options`` maps the library's argument names to the options the user
+    typed (``{"max_games": "--max-games"}``), so the line names ``--max-games``;
+    ``prefix`` goes before the message (``"--set"`` for a config key).
+    Use it around the checks made before anything is created or played.
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        message = in_option_words(str(exc), options or {})
+        raise BadValue(f"{prefix}: {message}" if prefix else message) from None
+
+
+class Number(click.FloatRange):
+    """A finite number in a range (``nan`` and ``inf`` are refused, which ``click.FloatRange`` lets through)."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if rv is not None and not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
+class PathArg(click.Path):
+    """``click.Path`` refusing a NUL character as a bad value (the system would raise ``ValueError``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            self.fail(f"{value!r} holds a NUL character, which no file name can", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+# ---------------------------------------------------------- output folders
+def check_out_path(path: str | Path, option: str = "--out") -> Path:
+    """``path`` as a folder to write; an empty path (which would mean the current folder) is a :class:`BadValue`."""
+    if not str(path).strip():
+        raise BadValue(f"{option} is empty: give a folder name, e.g. {option} results/mine")
+    if "\0" in str(path):
+        raise BadValue(f"{option} {str(path)!r}: a folder name cannot hold a NUL character")
+    return Path(path)
+
+
+def check_output_folder(folder: Path, ours: Callable[[Path], bool], what: str, option: str = "--out") -> None:
+    """Refuse ``folder`` before anything is made when it cannot be this command's output.
+
+    A missing or empty folder is fine, and so is one ``ours(folder)`` recognises
+    as this command's earlier output; a file in the way or another folder with
+    anything in it is refused (exit 1, as ``simulate`` refuses a foreign
+    dataset), naming the folder and what to do.
+    """
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if not existing.is_dir():
+        raise click.ClickException(f"{option} {folder}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise click.ClickException(f"{option} {folder}: cannot write in {existing} (no permission)")
+    if folder.is_dir() and any(folder.iterdir()) and not ours(folder):
+        raise click.ClickException(f"{option} {folder}: this folder holds files that are not {what}; "
+                                   "choose an empty or new folder")
+
+
+@contextmanager
+def made_folder(folder: Path, kept: Callable[[], str] | None = None) -> Iterator[Path]:
+    """Make ``folder`` (and its missing parents) for the block; undo what stays empty if it fails.
+
+    When the block raises (Ctrl-C included), the folders made here that hold
+    nothing are removed, so a refused or interrupted command leaves no empty
+    folder behind; what was written is kept. Ctrl-C ends as :class:`Interrupted`
+    with ``kept()``: what was kept and how to go on.
+    """
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
+    check_folder(folder)
+    try:
+        yield folder
+    except BaseException as exc:
+        for path in made:  # deepest first
+            try:
+                path.rmdir()  # only when empty
+            except OSError:
+                break
+        if isinstance(exc, KeyboardInterrupt):
+            raise Interrupted(kept() if kept is not None and folder.exists() else "nothing was kept") from None
+        raise
 
 
 def _ascii_fallback(error: UnicodeError) -> tuple[str, int]:
@@ -65,17 +201,36 @@ def _ascii_when_needed() -> None:
             stream.reconfigure(errors="rami_ascii")
 
 
+def _printable(text: str, stream: Any) -> str:
+    """``text`` as ``stream`` can print it: cards in ASCII notation, anything else unprintable as ``?``.
+
+    The codec handler above does this for Python's own writes, but click
+    writes UTF-8 to a console that says it is ASCII (it takes that for a
+    misconfiguration), so the command's text is converted before it is written.
+    """
+    if _can_print_suits(stream):
+        return text
+    return "".join(c if c.isascii() else "?" for c in cardlib.ascii_text(text))
+
+
 def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"Error: {_one_line(message)}", err=True)
+    click.echo(_printable(f"Error: {_one_line(message)}", sys.stderr), err=True)
     sys.exit(code)
 
 
 class RamiGroup(click.Group):
     """The ``rami`` group: every error ends as one line on stderr and a documented exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:  # noqa: D102
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Before click's own handling, which writes an empty line first.
+            raise Interrupted() from None
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: D102
         if not standalone_mode:
@@ -144,14 +299,17 @@ def ruleset_from(name: str, overrides: tuple[str, ...] | Mapping[str, Any]) -> r
     parsed = dict(overrides) if isinstance(overrides, Mapping) else parse_overrides(overrides)
     try:
         base = rules.as_ruleset(name)
-        if "game" in parsed and parsed["game"] != base.game:
-            raise BadValue(
-                f"--set game={parsed['game']} would change the game of {name!r} ({base.game}); "
-                f"start from its preset instead: --rules {parsed['game']}"
-            )
+    except rules.RulesetError as exc:
+        raise BadValue(f"--rules: {exc}") from None
+    if "game" in parsed and parsed["game"] != base.game:
+        raise BadValue(
+            f"--set game={parsed['game']} would change the game of {name!r} ({base.game}); "
+            f"start from its preset instead: --rules {parsed['game']}"
+        )
+    try:
         return base.replace(**parsed)
     except rules.RulesetError as exc:
-        raise BadValue(str(exc)) from None
+        raise BadValue(f"--set: {exc}") from None
 
 
 ruleset_option = click.option(
@@ -162,10 +320,13 @@ set_option = click.option(
     "--set", "overrides", multiple=True, metavar="KNOB=VALUE",
     help="Override one knob, e.g. --set open_threshold=30 (repeatable).",
 )
-seed_option = click.option(
-    "--seed", type=click.IntRange(0, SEED_MAX), default=DEFAULT_SEED, show_default=True,
-    help="Simulation seed, 0 to 2**64 - 1.",
-)
+def seed_option_for(help_text: str = "Simulation seed, 0 to 2**64 - 1."):
+    """``--seed``: 0 to 2**64 - 1, default :data:`DEFAULT_SEED`."""
+    return click.option("--seed", type=click.IntRange(0, SEED_MAX), default=DEFAULT_SEED, show_default=True,
+                        help=help_text)
+
+
+seed_option = seed_option_for()
 ascii_option = click.option(
     "--ascii", "use_ascii", is_flag=True,
     help="Write cards with ASCII suits (C D H S, JK for the joker); automatic on a console "
@@ -187,8 +348,8 @@ def traced_game_options(command):
         set_option,
         strategies_option("One strategy per seat, comma separated, as in `rami simulate`."),
         seed_option,
-        click.option("--game", type=click.IntRange(min=0), default=0, show_default=True,
-                     help="Game index within the simulation."),
+        click.option("--game", type=click.IntRange(0, GAME_MAX), default=0, show_default=True,
+                     help="Game index within the simulation, 0 to 2**31 - 2 (as `rami simulate` numbers them)."),
     ]
     for option in reversed(options):  # listed in help in this order
         command = option(command)
@@ -296,7 +457,7 @@ def table_from(name: str, overrides: tuple[str, ...], seat_names: str | None) ->
 # -------------------------------------------------------------------- output
 def emit(text: str, use_ascii: bool = False) -> None:
     """Print ``text``, cards in ASCII notation when asked (the console's own limits are handled by the group)."""
-    click.echo(cardlib.ascii_text(text) if use_ascii else text)
+    click.echo(cardlib.ascii_text(text) if use_ascii else _printable(text, sys.stdout))
 
 
 def emit_json(data: Any, use_ascii: bool = False) -> None:

@@ -6,7 +6,59 @@ from pathlib import Path
 
 import click
 
-from sim.cli.common import check_folder, main
+from sim.cli.common import (
+    BadValue,
+    Number,
+    as_options,
+    bad_value,
+    check_out_path,
+    check_output_folder,
+    in_option_words,
+    made_folder,
+    main,
+    seed_option_for,
+)
+
+PRECISION_MIN = 0.001
+"""The narrowest ``--precision``: a share known to a tenth of a percentage point
+already takes millions of games per arm, past the run's ``max_games``."""
+
+OPTIONS = {"games": "--games", "seed": "--seed", "precision": "--precision"}
+"""The config keys that ``rami experiment run`` sets from an option of the same meaning."""
+
+
+def _experiment_folder(name: str):
+    """Whether a folder holds what ``rami experiment run NAME`` writes (``summary.json`` and ``data/``)."""
+    from experiments import design
+
+    def ours(folder: Path) -> bool:
+        entries = {e.name for e in folder.iterdir()}
+        if not entries <= {design.SUMMARY, "data"}:
+            return False
+        data = folder / "data"
+        if data.exists() and not (data.is_dir() and {e.name for e in data.iterdir()} <= {
+                design.DATASET, Path(design.DATASET).with_suffix(".tmp").name}):
+            return False
+        if design.SUMMARY not in entries:
+            return True
+        try:
+            return design.read_summary(folder)["experiment"] == name
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+
+    return ours
+
+
+def _edition(folder: Path) -> bool:
+    """Whether a folder holds an edition of ``rami report``: its index, or only experiment folders so far."""
+    import experiments
+
+    try:
+        if (folder / "index.md").read_text(encoding="utf-8").startswith("# Rami lab reports"):
+            return True
+    except (OSError, UnicodeDecodeError):
+        pass
+    return all(e.is_dir() and e.name in experiments.EXPERIMENTS for e in folder.iterdir())
 
 
 @main.group("experiment")
@@ -39,29 +91,26 @@ def _bar(quiet: bool):
     return bar, update
 
 
-@experiment_group.command("run")
-@click.argument("name")
-@click.option("--games", type=int, default=None, help="Games per arm (default: the experiment's own).")
-@click.option("--precision", type=float, default=None,
-              help="Add games until every headline 95% interval is narrower than this, in its own unit "
-                   "(shares as fractions: 0.02 is two percentage points), "
-                   "starting from the quick edition's size.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Simulation seed shared by every arm.")
-@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
-              help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for summary.json and the data  [default: results/experiments/NAME/seed-S]")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
-def run_command(name, games, precision, seed, settings, out, quiet) -> None:
-    """Run experiment NAME; print its conclusions and findings, write summary.json and the data."""
+def check_run(name: str, games: int | None, precision: float | None, seed: int, settings: tuple[str, ...],
+              out: str | None):
+    """Every check of ``rami experiment run`` made before anything is written or played.
+
+    Returns the experiment module, its config and the output folder; a bad
+    value is a :class:`BadValue` naming its option (exit 2), an output folder
+    that cannot be used a ``click.ClickException`` (exit 1).
+    """
     import experiments
-    from experiments import wording
 
     if games is not None and precision is not None:
         raise click.UsageError("give --games or --precision, not both")
     try:
         module = experiments.load(name)
-        config = module.Config().with_settings(settings).replace(seed=seed)
+    except ValueError as exc:
+        raise BadValue(f"NAME {name!r}: {exc}") from None
+    with as_options(prefix="--set"):
+        config = module.Config().with_settings(settings)
+    with as_options(OPTIONS):
+        config = config.replace(seed=seed)
         if games is not None:
             config = config.replace(games=games)
         if precision is not None:
@@ -69,16 +118,46 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
             first = config.games if any(item.strip().startswith("games=") for item in settings) else \
                 module.QUICK.get("games", config.games)
             config = config.replace(precision=precision, games=first)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from exc
-    out = out or Path("results") / "experiments" / name / f"seed-{seed}"
-    check_folder(out)
-    bar, update = _bar(quiet)
-    try:
-        with bar:
-            results = module.run(config, out, update)
-    except (ValueError, NotImplementedError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    if getattr(config, "precision", None) is not None and config.precision < PRECISION_MIN:
+        raise bad_value("--set precision=", config.precision, f"at least {PRECISION_MIN}")
+    out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
+    check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
+    return module, config, out
+
+
+@experiment_group.command("run")
+@click.argument("name")
+@click.option("--games", type=click.IntRange(min=2), default=None,
+              help="Games per arm, at least 2 (default: the experiment's own).")
+@click.option("--precision", type=Number(min=PRECISION_MIN), default=None,
+              help=f"Add games until every headline 95% interval is narrower than this, in its own unit "
+                   f"(shares as fractions: 0.02 is two percentage points), at least {PRECISION_MIN}, "
+                   "starting from the quick edition's size and stopping at the config's max_games "
+                   "(--set max_games=N).")
+@seed_option_for("Simulation seed shared by every arm, 0 to 2**64 - 1.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
+@click.option("--out", default=None, metavar="FOLDER",
+              help="Folder for summary.json and the data: new, empty, or an earlier run of the same experiment  "
+                   "[default: results/experiments/NAME/seed-S]")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def run_command(name, games, precision, seed, settings, out, quiet) -> None:
+    """Run experiment NAME; print its conclusions and findings, write summary.json and the data.
+
+    Every value is checked before anything is written or played; stopped by
+    Ctrl-C, it leaves the output folder as it was.
+    """
+    from experiments import wording
+
+    module, config, out = check_run(name, games, precision, seed, settings, out)
+    kept = lambda: f"{out} is as it was (an experiment writes its rows when it ends)"  # noqa: E731
+    with made_folder(out, kept):
+        bar, update = _bar(quiet)
+        try:
+            with bar:
+                results = module.run(config, out, update)
+        except (ValueError, NotImplementedError) as exc:
+            raise click.ClickException(in_option_words(str(exc), OPTIONS)) from exc
     click.echo(module.TITLE)
     for line in results.conclusions:
         click.echo(f"  - {line}")
@@ -93,30 +172,48 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
                f"summary: {out / 'summary.json'}")
 
 
+def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[list[str], Path]:
+    """Every check of ``rami report`` made before anything is written or played: the experiments and the folder."""
+    import experiments
+
+    unknown = [n for n in only if n not in experiments.EXPERIMENTS]
+    if unknown:
+        raise BadValue(f"--only {unknown[0]!r}: unknown experiment; the experiments are: "
+                       f"{', '.join(experiments.EXPERIMENTS)}")
+    names = list(dict.fromkeys(only)) or list(experiments.REPORTED)
+    out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
+    check_output_folder(out, _edition, "an edition of `rami report`")
+    return names, out
+
+
 @main.command("report")
 @click.option("--quick", is_flag=True, help="Every experiment at a reduced size: under two and a half minutes instead of about thirteen.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder of the edition  [default: reports/quick with --quick, else reports]")
-@click.option("--only", multiple=True, help="Run only this experiment (repeatable).")
+@click.option("--out", default=None, metavar="FOLDER",
+              help="Folder of the edition: new, empty, or an earlier edition  "
+                   "[default: reports/quick with --quick, else reports]")
+@click.option("--only", multiple=True, metavar="NAME",
+              help="Run only this experiment (repeatable; `rami experiment list` names them).")
 @click.option("--reuse", is_flag=True,
               help="Where the edition already holds the rows of a run with the same config, analyse them again "
-                   "instead of playing the games (after a change of analysis or wording).")
+                   "instead of playing the games (after a change of analysis or wording, or to go on after "
+                   "Ctrl-C).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def report_command(quick, out, only, reuse, quiet) -> None:
-    """Run every experiment at two seeds and write readable reports (Markdown and HTML) with an index."""
-    import experiments
+    """Run every experiment at two seeds and write readable reports (Markdown and HTML) with an index.
+
+    Every value is checked before anything is written or played. Each run's
+    rows are written as it ends: stopped by Ctrl-C, the same command with
+    --reuse analyses the finished runs instead of playing them again.
+    """
     from experiments import report
 
-    names = list(only) or list(experiments.REPORTED)
-    unknown = [n for n in names if n not in experiments.EXPERIMENTS]
-    if unknown:
-        raise click.ClickException(f"unknown experiment {unknown[0]!r}; the experiments are: "
-                                   f"{', '.join(experiments.EXPERIMENTS)}")
-    out = out or (Path("reports") / "quick" if quick else Path("reports"))
-    check_folder(out)
-    bar, update = _bar(quiet)
-    with bar:
-        index = report.build_report(out, quick, names, progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"),
-                                    reuse=reuse)
+    names, out = check_report(quick, out, only)
+    kept = lambda: (f"the finished runs are kept in {out}; the same command with --reuse analyses them "  # noqa: E731
+                    "instead of playing them again")
+    with made_folder(out, kept):
+        bar, update = _bar(quiet)
+        with bar:
+            index = report.build_report(out, quick, names,
+                                        progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"), reuse=reuse)
     click.echo(f"reports written; open {index.resolve()}")
     click.echo(f"(Markdown: {index.with_suffix('.md').resolve()})")

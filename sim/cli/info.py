@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from sim.cli.common import main
+from sim.cli.common import PathArg, main
 
 
 def _identity_lines(identity: dict[str, Any]) -> list[str]:
@@ -40,7 +40,7 @@ def _run_lines(run: dict[str, Any]) -> list[str]:
 
 
 @main.command("info")
-@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.argument("path", type=PathArg(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="The manifest (or the file's provenance) as JSON.")
 def info_command(path: Path, as_json: bool) -> None:
     """Say what made the results dataset PATH: rules, strategies, seed, runs, versions.

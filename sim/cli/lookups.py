@@ -59,6 +59,18 @@ def hand_report(held: list[cardlib.Card], r: rules.Ruleset) -> dict:
     }
 
 
+def check_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...]) -> tuple:
+    """Every check of ``rami hand``: the ruleset and the cards, each a possible hand of it."""
+    r = ruleset_from(ruleset, overrides)
+    text = " ".join(hand)
+    if not text.strip():
+        raise BadValue("no cards given: HAND is cards in notation, e.g. rami hand 7H 8H 9H JK")
+    try:
+        return r, rules.check_cards(text, r)
+    except ValueError as exc:
+        raise BadValue(f"HAND: {exc}") from None
+
+
 @main.command("hand")
 @click.argument("hand", nargs=-1)
 @ruleset_option
@@ -72,14 +84,7 @@ def analyse_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...]
     The cards are one argument or several: rami hand "KC KD KH 9S 10S JS 2D" or
     rami hand KC KD KH 9S 10S JS 2D (suits C D H S or the suit symbols, JK for a joker).
     """
-    r = ruleset_from(ruleset, overrides)
-    text = " ".join(hand)
-    if not text.strip():
-        raise BadValue("no cards given: HAND is cards in notation, e.g. rami hand 7H 8H 9H JK")
-    try:
-        held = rules.check_cards(text, r)
-    except ValueError as exc:
-        raise BadValue(f"HAND: {exc}") from None
+    r, held = check_hand(hand, ruleset, overrides)
     report = hand_report(held, r)
     if as_json:
         emit_json(report, use_ascii)

@@ -6,6 +6,7 @@ import click
 
 from sim.cli.common import (
     BadValue,
+    Number,
     ascii_option,
     emit,
     emit_json,
@@ -25,7 +26,7 @@ from sim.cli.common import (
               help="Trials per choice (the most, with --width).")
 @click.option("--mode", type=click.Choice(["belief", "clairvoyant", "both"]), default="both", show_default=True,
               help="belief: re-deal what the seat cannot see; clairvoyant: keep the true hidden cards.")
-@click.option("--width", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--width", type=Number(min=0, min_open=True), default=None,
               help="Stop once every difference's 95% interval is narrower than this many points.")
 @click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the rollout's re-deals and futures.")

@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 
 from sim.cli.common import (
+    GAME_MAX,
+    check_out_path,
     emit,
     emit_json,
     json_option,
@@ -59,14 +61,22 @@ def _summary_rows(path: Path, first: int, n_games: int):
                      maintain_order="left").select(list(sim.RESULT_COLUMNS)).collect()
 
 
+def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, out: str) -> tuple:
+    """The checks of ``rami simulate`` made here before :func:`sim.simulate` checks the rest: the table,
+    and a name no file can have. The dataset folder (an empty path, a file in the way, another
+    command's dataset) is the store's to refuse, exit 1. Returns the ruleset, the strategies and the path."""
+    r, names = table_from(ruleset, overrides, seat_names)
+    return r, names, str(check_out_path(out)) if out.strip() else out
+
+
 @main.command("simulate")
 @ruleset_option
 @set_option
 @strategies_option("One strategy per seat, comma separated; parameters by name as in "
                    "greedy:jokers=2,open_extra=10 (see `rami strategies`); a strategy written in Python "
                    "by module path, e.g. mypkg.mybot:Hoarder (docs/cli.md).")
-@click.option("--games", "n_games", type=click.IntRange(min=1), default=10_000, show_default=True,
-              help="Games to play.")
+@click.option("--games", "n_games", type=click.IntRange(1, GAME_MAX + 1), default=10_000, show_default=True,
+              help="Games to play, 1 to 2**31 - 1.")
 @seed_option
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="all cores",
               help="Threads running the engine (results do not depend on it).")
@@ -102,7 +112,7 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     from sim.distributed import ClusterError
     from sim.summary import summarise
 
-    r, names = table_from(ruleset, overrides, seat_names)
+    r, names, out = check_simulate(ruleset, overrides, seat_names, out)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     command = shlex.join(["rami", *sys.argv[1:]])
     bars: list = []
@@ -135,8 +145,9 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     except KeyboardInterrupt:
         close_bars()
         kept = store.describe_ranges(store.games_on_disk(out)) if (Path(out) / store.MANIFEST).exists() else "none"
-        click.echo(f"\ninterrupted: finished batches kept in {out} (games {kept}); "
-                   f"run the same command again to play the rest", err=True)
+        # On a terminal, after the ^C the terminal echoed; in a log, the one line of the contract.
+        click.echo(f"{chr(10) if sys.stderr.isatty() else ''}Error: interrupted: finished batches kept in {out} "
+                   f"(games {kept}); run the same command again to play the rest", err=True)
         sys.stdout.flush()
         sys.stderr.flush()
         # The batches still running in the engine's threads cannot be stopped
