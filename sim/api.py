@@ -139,6 +139,10 @@ def resolve(
     return r, chosen
 
 
+LAST_GAME = 2**31 - 2
+"""The last game index the engine numbers (its game index is a 32-bit integer)."""
+
+
 def _check_count(name: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
@@ -331,8 +335,8 @@ def simulate(
     workers = _check_count("workers", workers, 1)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
     seed = _check_seed(seed)
-    if first_game + n_games > 2**31 - 1:
-        raise ValueError(f"game indices go up to 2**31 - 2; first_game + n_games is {first_game + n_games:,}")
+    if first_game + n_games > LAST_GAME + 1:
+        raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
         if out is not None:
@@ -720,6 +724,8 @@ def play_traced(
     r, chosen = resolve(ruleset, strategies)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
     game = _check_count("game", game, 0)
+    if game > LAST_GAME:
+        raise ValueError(f"game must be at most {LAST_GAME:,} (the last game simulate plays), got {game:,}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
     kr = kernel_rules(r)

@@ -154,7 +154,7 @@ CASES = [
     (["strategies", "extra"], 2, ["unexpected extra argument"]),
     (["strategies", "--verbose"], 2, ["No such option"]),
     # simulate
-    (["simulate", "--out", ""], 1, ["output path is empty"]),  # the dataset store's to refuse, as in Python
+    (["simulate", "--out", ""], 2, ["--out is empty"]),
     (["simulate", "--games", BIG], 2, ["--games", "1<=x<=2147483647"]),
     (["simulate", "--games", str(2**31)], 2, ["--games"]),
     (["simulate", "--batch-size", "0"], 2, ["--batch-size"]),

@@ -34,12 +34,13 @@ import click
 
 from sim import cards as cardlib
 from sim import rules
+from sim.api import LAST_GAME
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 SEED_MAX = 2**64 - 1
-GAME_MAX = 2**31 - 2
+GAME_MAX = LAST_GAME
 """The last game index :func:`sim.simulate` plays, so the last one a traced command can name."""
 DEFAULT_SEED = 1
 """The seed every command uses when none is given, as :func:`sim.simulate` does."""

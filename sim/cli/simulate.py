@@ -66,7 +66,7 @@ def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | N
     and a name no file can have. The dataset folder (an empty path, a file in the way, another
     command's dataset) is the store's to refuse, exit 1. Returns the ruleset, the strategies and the path."""
     r, names = table_from(ruleset, overrides, seat_names)
-    return r, names, str(check_out_path(out)) if out.strip() else out
+    return r, names, str(check_out_path(out))
 
 
 @main.command("simulate")
