@@ -132,9 +132,6 @@ def private_names(path: Path) -> set[str]:
 
 # Private names a test may reach, and why.
 ALLOWED_IN_TESTS = {
-    # Counts the batches the API hands the engine by wrapping the real
-    # function: how many batches a resumed dataset plays is not a public fact.
-    "test_store.py": {"api._run_batch"},
     # The turn's bit-test shortcuts are checked against the public kernels
     # they stand in for; the shortcuts themselves are the turn's own parts.
     "test_engine_bits.py": {"E._completes", "E._highest_penalty", "E._stop_only"},
