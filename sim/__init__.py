@@ -15,7 +15,7 @@ from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
-    "compare", "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "tournament",
+    "game_summary", "load", "play_traced", "rollout", "rules", "simulate",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -31,11 +31,6 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
-    if name in ("tournament", "compare"):
-        # Tournaments and sequential comparisons live with the experiments.
-        from experiments import sequential, tournament
-
-        return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
     if name == "best_openings":
         # The same function as sim.rules.best_openings, kept here for its first users.
         return rules.best_openings

@@ -44,7 +44,7 @@ def test_a_strategy_against_its_renamed_copy_shows_no_difference():
     copy = tournament.renamed("greedy", "greedy-copy")
     # Three strategies at tables of two: the copy and the original each meet
     # cautious on different deals, so their ratings carry real noise.
-    res = sim.tournament(["greedy", copy, "cautious"], "basic", players=2, games=240, seed=4, resamples=200)
+    res = tournament.tournament(["greedy", copy, "cautious"], "basic", players=2, games=240, seed=4, resamples=200)
     assert len(res.tables) == 3 and res.games_per_table == 80
     same = res.pairwise[("greedy", "greedy-copy")]
     assert not same.excludes_zero
@@ -58,7 +58,7 @@ def test_a_strategy_against_its_renamed_copy_shows_no_difference():
 
 
 def test_tournament_separates_strategies_that_differ():
-    res = sim.tournament(["random", "greedy"], "basic", games=150, seed=2, resamples=100)
+    res = tournament.tournament(["random", "greedy"], "basic", games=150, seed=2, resamples=100)
     assert [s.name for s in res.standings] == ["greedy", "random"]
     gap, low, high = res.rating_gap("greedy", "random")
     assert low > 0
@@ -69,7 +69,7 @@ def test_tournament_separates_strategies_that_differ():
 
 def test_tournament_rejects_twice_the_same_name():
     with pytest.raises(ValueError, match="listed twice"):
-        sim.tournament(["greedy", "greedy"], "basic")
+        tournament.tournament(["greedy", "greedy"], "basic")
 
 
 def test_tournament_command_writes_its_report(tmp_path):
@@ -118,7 +118,7 @@ def test_median_unbiased_estimate_corrects_the_early_stop():
 
 
 def test_compare_decides_expert_beats_random():
-    res = sim.compare("greedy", "random", "basic", field=["greedy"], improvement=1.0, batch=40, max_games=400, seed=3)
+    res = sequential.compare("greedy", "random", "basic", field=["greedy"], improvement=1.0, batch=40, max_games=400, seed=3)
     assert res.decision == "better" and res.games <= 400
     assert res.low < res.estimate < res.high and res.low > 0
     assert "games used" in str(res)
