@@ -32,8 +32,9 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name == "best_openings":
-        # The same function as sim.rules.best_openings, kept here for its first users.
-        return rules.best_openings
+        from sim import openings
+
+        return openings.best_openings
     if name == "Position":
         from sim import position
 
