@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sim.intervals import Interval, ratio_interval, wilson_interval
 from sim.rules import Ruleset, as_ruleset
 
 __all__ = ["BLOCKED_REASONS", "POINTS_DIRECTION", "Interval", "StrategySummary", "Summary", "summarise"]
@@ -37,29 +38,6 @@ POINTS_DIRECTION = {
     "basic": "points are the round winner's gain (the others score 0): higher is better",
 }
 """What the ``points`` column means in each game family."""
-
-_Z = 1.959963984540054  # the normal quantile of a two-sided 95% interval
-
-
-@dataclass(frozen=True)
-class Interval:
-    """An estimate and its 95% interval; ``low`` and ``high`` are NaN when it cannot be estimated
-    (fewer than two games, or no round to average)."""
-
-    mean: float
-    low: float
-    high: float
-
-    def text(self, digits: int = 2, percent: bool = False) -> str:
-        """``mean [low, high]``, as percentages with ``percent``."""
-        scale, unit = (100.0, "%") if percent else (1.0, "")
-        if math.isnan(self.mean):
-            return "-"
-        mean = f"{self.mean * scale:.{digits}f}{unit}"
-        if math.isnan(self.low):
-            return f"{mean} [-]"
-        return f"{mean} [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
-
 
 @dataclass(frozen=True)
 class StrategySummary:
@@ -170,45 +148,6 @@ def _no_nan(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_no_nan(v) for v in value]
     return value
-
-
-def ratio_interval(sums: np.ndarray, counts: np.ndarray, share: bool = False) -> Interval:
-    """The ratio ``sum(sums) / sum(counts)`` over games, with its cluster-robust 95% interval.
-
-    Parameters
-    ----------
-    sums, counts : numpy.ndarray, shape (games,)
-        Per game: the total of the figure and the number of rounds (or
-        openings) it is over.
-    share : bool
-        The ratio is a share of rounds: the interval is kept within 0 and 1
-        (the normal approximation can cross them on few games).
-    """
-    sums = np.asarray(sums, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum()
-    if total == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    ratio = sums.sum() / total
-    games = len(sums)
-    if games < 2:
-        return Interval(ratio, math.nan, math.nan)
-    residual = sums - ratio * counts
-    half = _Z * math.sqrt(games / (games - 1) * float(residual @ residual)) / total
-    if share:
-        return Interval(ratio, max(0.0, ratio - half), min(1.0, ratio + half))
-    return Interval(ratio, ratio - half, ratio + half)
-
-
-def wilson_interval(successes: int, trials: int) -> Interval:
-    """A share of ``trials`` independent trials and its 95% Wilson interval."""
-    if trials == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    p = successes / trials
-    denominator = 1 + _Z**2 / trials
-    centre = (p + _Z**2 / (2 * trials)) / denominator
-    half = _Z * math.sqrt(p * (1 - p) / trials + _Z**2 / (4 * trials**2)) / denominator
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
 def summarise(
