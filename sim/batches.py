@@ -21,14 +21,14 @@ import polars as pl
 
 from sim import store
 from sim.engine import play as E
-from sim.rules import RULES_VERSION
+from sim.rules import BLOCKED_REASONS, RULES_VERSION
 
 __all__ = [
     "BLOCKED", "Batches", "GAME_COLUMNS", "GAME_LEVEL", "RESULT_COLUMNS", "ROUND_COLUMNS", "batch_files", "fixed_rows",
     "frame", "game_summary", "run_batch",
 ]
 
-BLOCKED = ("none", "stock", "turn_cap", "cycle", "table_closed")
+BLOCKED = BLOCKED_REASONS
 """The categories of ``blocked``, in this fixed order (a ``pl.Enum``)."""
 
 _POINTS = ("points scored this round. Rami 51 and Rami contrat: a penalty (lower is better; the player who went out "

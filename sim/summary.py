@@ -23,21 +23,15 @@ import numpy as np
 import polars as pl
 
 from sim.intervals import Interval, ratio_interval, wilson_interval
-from sim.rules import Ruleset, as_ruleset
+from sim.rules import BLOCKED_REASONS, GAMES, POINTS_MEANING, Ruleset, as_ruleset, better_points
 
 __all__ = ["BLOCKED_REASONS", "POINTS_DIRECTION", "Interval", "StrategySummary", "Summary", "summarise"]
 
-BLOCKED_REASONS = ("none", "stock", "turn_cap", "cycle", "table_closed")
-"""Every value of the ``blocked`` column: ``none`` is a round someone won."""
+_REASON_TEXT = {reason: reason.replace("_", " ") for reason in BLOCKED_REASONS[1:]}
 
-_REASON_TEXT = {"stock": "stock", "turn_cap": "turn cap", "cycle": "cycle", "table_closed": "table closed"}
+POINTS_DIRECTION = {game: POINTS_MEANING[better_points(game)] for game in GAMES}
+"""What the ``points`` column means in each game family (:func:`sim.rules.better_points`)."""
 
-POINTS_DIRECTION = {
-    "rami51": "points are penalties: lower is better",
-    "contrat": "points are penalties: lower is better",
-    "basic": "points are the round winner's gain (the others score 0): higher is better",
-}
-"""What the ``points`` column means in each game family."""
 
 @dataclass(frozen=True)
 class StrategySummary:

@@ -6,6 +6,7 @@ search, is the API's :func:`sim.best_openings`.
 """
 
 from sim.rules.deck import check_cards, max_hand_cards
+from sim.rules.facts import BLOCKED_REASONS, POINTS_MEANING, better_points, blocked_reasons
 from sim.rules.hands import best_collection, best_opening, max_melded_cards, meets_contract
 from sim.rules.melds import MeldReading, candidate_melds, classify_meld, meld_points, meld_readings
 from sim.rules.ruleset import (
@@ -25,6 +26,8 @@ RULES_VERSION = 2
 """Bumped whenever a rule's behaviour changes (never for a speed-up); stored with results."""
 
 __all__ = [
+    "BLOCKED_REASONS",
+    "POINTS_MEANING",
     "CONTRACTS",
     "GAMES",
     "KNOBS",
@@ -34,6 +37,8 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "as_ruleset",
+    "better_points",
+    "blocked_reasons",
     "best_collection",
     "best_opening",
     "candidate_melds",
