@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from sim.intervals import Interval, ratio_interval, wilson_interval
