@@ -5,7 +5,7 @@ A simulation's summary (:mod:`sim.summary`: :func:`ratio_interval`,
 :func:`mean_interval`) and the experiments (:mod:`experiments.stats` offers
 this module's names to them) all take their intervals from here.
 
-Each function takes one sample of independent units (in a clustered design,
+Each of the experiments' functions takes one sample of independent units (in a clustered design,
 one value per cluster, e.g. per game) and returns an interval for its mean.
 Randomness enters only through an explicit seed or ``numpy.random.Generator``.
 
