@@ -7,12 +7,12 @@ without joker and hands holding one or more (about 57% and 43%). For each
 group, under ``rami51`` and under ``rami51-ducale`` (an opening must hold a
 natural run), it prints the median and the 99th percentile per hand of
 
-- ``rules.best_openings``' compiled search (``sim.engine.openings``), the
+- ``sim.best_openings``' compiled search (``sim.engine.openings``), the
   kernel time: the hands are code rows already, timed by chunks of C hands;
 - the same hands through the engine's general meld search
   (``sim.engine.melds.best_openings``, what ``sim.best_openings`` ran before),
   in the same run, and the ratio of the two medians;
-- the whole ``rules.best_openings`` call, its checks of the rows included.
+- the whole ``sim.best_openings`` call, its checks of the rows included.
 
 Times are CPU time of the calling thread (``time.thread_time_ns``), which a
 loaded machine disturbs far less than wall-clock time. The search memoises
@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+import sim
 from sim import rules
 from sim.engine import openings
 from sim.engine.melds import best_openings as engine_best_openings
@@ -77,7 +78,7 @@ def main() -> None:
             return engine_best_openings(rows, *knobs, out)
 
         def call(rows, r=r):
-            return rules.best_openings(rows, r)
+            return sim.best_openings(rows, r)
 
         old(hands[:10])  # compile (or load) the engine's search
         if name == "rami51":

@@ -39,12 +39,9 @@ one unit of resampling: the luck of the cards cancels inside it.
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import json
 import logging
 import math
-import platform
-import subprocess
 import time
 import tomllib
 import types
@@ -59,6 +56,7 @@ import polars as pl
 
 import sim
 from experiments.stats import Estimate
+from sim import provenance as provenance_lib
 from sim import rules
 
 __all__ = [
@@ -391,21 +389,16 @@ def _provenance(config: Config, wall: float, frame: pl.DataFrame) -> dict[str, A
 
 
 def provenance(config: Config, wall: float, games: int, rounds: int, rows: int) -> dict[str, Any]:
-    """Versions, sizes and wall time of a run, as ``summary.json`` and the report pages give them."""
-    try:
-        version = importlib.metadata.version("rami-lab")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        commit = None
-    import numba
+    """Versions, sizes and wall time of a run, as ``summary.json`` and the report pages give them.
 
+    The versions and the commit are the ones a simulation's dataset records
+    (:mod:`sim.provenance`).
+    """
+    v = provenance_lib.versions()
+    commit, _ = provenance_lib.git_commit()
     return {
-        "package_version": version, "rules_version": rules.RULES_VERSION, "git_commit": commit,
-        "python": platform.python_version(), "numba": numba.__version__, "polars": pl.__version__,
+        "package_version": v["package_version"], "rules_version": v["rules_version"], "git_commit": commit,
+        "python": v["python"], "numba": v["numba"], "polars": v["polars"],
         "seed": config.seed, "games": games, "rounds": rounds, "rows": rows, "wall_seconds": round(wall, 2),
         "finished": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }

@@ -154,7 +154,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
                 e = level.estimate
                 text = f"{wording.fmt(metric, e.estimate)} ({wording.interval_text(level)})"
                 if e.high == e.low:
-                    text = _constant(level)
+                    text = constant_sentence(level)
                 if name != NEVER and metric != "cards taken by Puis-je per round":
                     text += f"; {_diff(_find(r.findings, metric, (name, NEVER)))} against never"
                 cells.append(text)
@@ -165,7 +165,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
             ("table", ["habit", "measure", *[f"seed {s}" for s in seeds]], rows)]
 
 
-def _constant(f: Finding) -> str:
+def constant_sentence(f: Finding) -> str:
     """A level that did not vary between games: the value, and what 0 or 1 in every game bounds."""
     e = f.estimate
     text = f"{wording.fmt(f.metric, e.estimate)} in every one of the {e.clusters:,} games"

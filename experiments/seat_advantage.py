@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 
 from experiments import design, metrics, plots, stats, wording
 from experiments.design import Arm, Finding
+from sim import rules
 
 TITLE = "Does the seat, or playing first, give an advantage?"
 TABLES = {"rami51": (2, 3, 4, 5), "contrat": (3, 4, 5), "basic": (2, 3, 4, 5, 6)}
@@ -103,7 +104,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
             est = stats.ratio_estimate(t - c / p, c, design.rng_for(config, 100 * k + 60 + place), config.resamples)
             findings.append(Finding(WON_ROUNDS, (arm,), est, len(t), n_rounds, PLACES[place],
                                     headline=place == 0, better="higher"))
-        better = "higher" if game == "basic" else "lower"
+        better = rules.better_points(game)
         t, c = metrics.cluster_arrays(points, arm=arm)
         est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * k + 50), config.resamples)
         findings.append(Finding(EDGE, (arm,), est, len(t), n_rounds, "first player", better=better))

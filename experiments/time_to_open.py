@@ -105,7 +105,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     return findings
 
 
-def _says_something(f: Finding, turns: tuple[int, ...]) -> bool:
+def median_says_something(f: Finding, turns: tuple[int, ...]) -> bool:
     """Whether a median adds to the shares: known, and not already read from them.
 
     A median at turn ``m`` says that the share opened crosses one half
@@ -171,7 +171,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
                 cells.append(cell)
             m = next(f for f in first.findings if f.metric == MEDIAN and f.arms[0] == arm)
             median = (f"turn {m.estimate.estimate:.0f} ({m.estimate.low:.0f} to {m.estimate.high:.0f})"
-                      if _says_something(m, tuple(config.by_turns)) else "—")
+                      if median_says_something(m, tuple(config.by_turns)) else "—")
             rows.append([str(t), str(p), *cells, median])
     return [("h2", "Share of players opened by their own turn"),
             ("p", f"Seed {config.seed}, each share with its 95% interval (games resampled); ⚠: the other seed's "

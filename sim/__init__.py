@@ -9,20 +9,17 @@ a :class:`Position` stops a round at a decision and :func:`rollout` plays
 each of its choices out on the same futures.
 """
 
-from importlib import metadata as _metadata
 from typing import Any
 
-from sim import cards, rules
+from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
-    "compare", "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "tournament",
+    "game_summary", "load", "play_traced", "rollout", "rules", "simulate",
 ]
 
-try:
-    __version__ = _metadata.version("rami-lab")
-except _metadata.PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+# A source tree that was never installed still gives a version number (``rami --version``).
+__version__ = provenance.package_version() if provenance.package_version() != provenance.UNKNOWN else "0+unknown"
 
 _API = ("GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced", "simulate")
 
@@ -34,14 +31,10 @@ def __getattr__(name: str) -> Any:
         from sim import api
 
         return getattr(api, name)
-    if name in ("tournament", "compare"):
-        # Tournaments and sequential comparisons live with the experiments.
-        from experiments import sequential, tournament
-
-        return {"tournament": tournament.tournament, "compare": sequential.compare}[name]
     if name == "best_openings":
-        # The same function as sim.rules.best_openings, kept here for its first users.
-        return rules.best_openings
+        from sim import openings
+
+        return openings.best_openings
     if name == "Position":
         from sim import position
 

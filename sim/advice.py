@@ -25,7 +25,7 @@ from sim import rules
 from sim.engine import melds as M
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.engine.policies import (
-    KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, P_DISCARD, P_FEED_WEIGHT, P_NEAR_WEIGHT, feeds, near_score,
+    KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
@@ -415,7 +415,6 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
     for codes in rules.candidate_melds(hand, r):
         in_melds.update(codes)
     vector = strategy.vector()
-    mode = vector[P_DISCARD]
     nxt = int(view[V_NEXT])
     options = []
     for text, penalty, fits in at.discard_facts():
@@ -429,16 +428,9 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
         fed = float(feeds(code, nxt, pub, view, np.uint64(table_mask), bool(joker_fits)))
         score = None
         if strategy.kind == KIND_HEURISTIC:
-            # The very arithmetic of choose_discard, in its order.
-            score = float(penalty)
-            if fits:
-                score -= 1000.0
-            if mode >= 1:
-                score -= vector[P_NEAR_WEIGHT] * near
-            if mode >= 2:
-                score -= vector[P_FEED_WEIGHT] * fed
-            if is_joker:
-                score -= 5000.0
+            # The policy's own score, the one choose_discard ranks by.
+            score = float(discard_score(vector, code, float(penalty), bool(fits), lo_w, hi_w, pub, view,
+                                        np.uint64(table_mask), bool(joker_fits)))
         options.append(DiscardOption(text, penalty, sits, fits_table, near, fed, score, text == thrown))
     return tuple(options)
 

@@ -36,15 +36,17 @@ def worker_state() -> dict[str, Any]:
     batch, whatever the number of batches), ``cache_misses`` the times it was
     compiled instead of loaded from numba's cache.
     """
-    from sim import api
+    import sim
     from sim.engine import play as E
+    from sim.provenance import package_version
+    from sim.rules import RULES_VERSION
 
     stats = E.play_games.stats
     return {
         "pid": os.getpid(),
-        "package_version": api._package_version(),
-        "rules_version": api.RULES_VERSION,
-        "sim": os.path.dirname(os.path.abspath(api.__file__)),
+        "package_version": package_version(),
+        "rules_version": RULES_VERSION,
+        "sim": os.path.dirname(os.path.abspath(sim.__file__)),
         "compiled": len(E.play_games.overloads),
         "cache_hits": sum(stats.cache_hits.values()),
         "cache_misses": sum(stats.cache_misses.values()),
@@ -80,19 +82,19 @@ class _Cluster:
 
     def submitter(self, job: Any) -> Any:
         """A function ``(first, count) -> future`` of one batch; ``job`` goes to the workers once."""
-        from sim.api import _batch_files
+        from sim.batches import batch_files
 
         [shared] = self.client.scatter([job], broadcast=True, hash=False)
 
         def submit(first: int, count: int) -> Any:
-            return self.client.submit(_batch_files, shared, first, count, pure=False, retries=1)
+            return self.client.submit(batch_files, shared, first, count, pure=False, retries=1)
 
         return submit
 
     def wait(self, pending: set[Any]) -> tuple[set[Any], set[Any]]:
         from distributed import wait
 
-        # Wake up often, so that Ctrl-C is noticed at once (see sim.api._wait_local).
+        # Wake up often, so that Ctrl-C is noticed at once (as a local run does).
         while True:
             try:
                 with self.client.as_current():

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,7 +71,7 @@ from sim.engine.state import (
 )
 from sim.trace import events_to_dicts, meld_cards
 
-__all__ = ["Observation", "Position", "RoundOutcome"]
+__all__ = ["KernelState", "Observation", "Position", "RoundOutcome"]
 
 _DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_END: "over"}
 _ENDS = ("", "low", "high", "")
@@ -128,6 +128,23 @@ def _codes(lo: Any, hi: Any, jk: Any) -> list[int]:
 
 def _text(code: int) -> str:
     return cardlib.Card(int(code)).text()
+
+
+class KernelState(NamedTuple):
+    """What the kernels read of a :class:`Position` (:meth:`Position.kernel_state`).
+
+    ``rules`` is the ruleset as kernel integers, ``round`` the round state
+    (:class:`sim.engine.state.RoundState`), ``g`` the round's counters,
+    ``turn`` the turn machine's state (``sim.engine.position``'s ``TS_*``
+    columns), ``kinds`` and ``params`` the seats' policies.
+    """
+
+    rules: Any
+    round: Any
+    g: np.ndarray
+    turn: np.ndarray
+    kinds: np.ndarray
+    params: np.ndarray
 
 
 class Position:
@@ -293,12 +310,19 @@ class Position:
         st = self._st
         return cardlib.format(int(st.stock[i]) for i in range(int(self._g[G_STOCK]) - 1, -1, -1))
 
+    def kernel_state(self) -> "KernelState":
+        """The position's compiled state, for kernels that play on from it (rollouts, a searching
+        player). The arrays are the position's own: copy them (or the position, :meth:`copy`)
+        before a kernel writes into them."""
+        return KernelState(self._kr, self._st, self._g, self._ts, self._kinds, self._params)
+
     def legal_choices(self) -> list[str]:
         """The legal choices of the seat to move, in card notation (empty when the round is over)."""
-        return [text for text, _ in self._choices()]
+        return [text for text, _ in self.choice_codes()]
 
-    def _choices(self) -> list[tuple[str, int]]:
-        """``(text, engine choice)`` of each legal choice."""
+    def choice_codes(self) -> list[tuple[str, int]]:
+        """``(text, engine choice)`` of each legal choice: the codes the kernels that play on from
+        this position (rollouts, a searching player) take, beside their notation."""
         phase = int(self._ts[K.TS_PHASE])
         st, g = self._st, self._g
         if phase == K.PH_DRAW:
@@ -382,7 +406,7 @@ class Position:
 
         The returned position stands at the next decision of any seat.
         """
-        found = dict(reversed(self._choices()))
+        found = dict(reversed(self.choice_codes()))
         key = choice.strip() if isinstance(choice, str) else choice
         if isinstance(key, str) and key == "take" and self.decision == "draw":
             key = next((t for t in found if t.startswith("take ")), key)
@@ -400,7 +424,7 @@ class Position:
             raise ValueError("the round is over at this position")
         after = self.copy()
         choice = after._decide()
-        text = next(t for t, c in after._choices() if c == choice)
+        text = next(t for t, c in after.choice_codes() if c == choice)
         after._play_int(choice)
         after._advance(-2)
         return text, after

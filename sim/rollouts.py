@@ -48,12 +48,12 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim.engine import rollout as RK
 from sim.engine.state import MAX_CARDS, MAX_SEATS
+from sim.intervals import Z95, mean_interval
 from sim.position import Position
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
 _MODES = {"belief": RK.MODE_BELIEF, "clairvoyant": RK.MODE_CLAIRVOYANT}
-_Z95 = NormalDist().inv_cdf(0.975)
 
 
 @dataclass(frozen=True)
@@ -165,17 +165,9 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     after = position.copy()
     pool = np.zeros(MAX_CARDS, dtype=np.int64)
     rng = np.array([RK.derive_seed(np.uint64(seed), trial, 0, 5)], dtype=np.uint64)
-    RK.redeal(after._kr, after._st, after._g, position.seat, known_cards(position), rng, pool)
+    state = after.kernel_state()
+    RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool)
     return after
-
-
-def _interval(x: np.ndarray, z: float) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of the mean of ``x`` with a normal interval of ``z`` standard errors."""
-    m = float(x.mean())
-    if len(x) < 2:
-        return m, -math.inf, math.inf
-    half = z * float(x.std(ddof=1)) / math.sqrt(len(x))
-    return m, m - half, m + half
 
 
 def rollout(
@@ -236,7 +228,8 @@ def rollout(
     if position.decision == "over":
         raise ValueError("the round is over at this position: there is no choice to roll out")
     root = position.with_strategies(strategies) if strategies is not None else position
-    legal = root._choices()
+    legal = root.choice_codes()
+    state = root.kernel_state()
     table = dict(reversed(legal))
     wanted = [text for text, _ in legal] if choices is None else list(choices)
     unknown = [c for c in wanted if c not in table]
@@ -258,7 +251,7 @@ def rollout(
     def play(t0: int, t1: int) -> None:
         if t1 <= t0:
             return
-        RK.run_trials(root._kr, root._st, root._g, root._ts, root._kinds, root._params, seat, known,
+        RK.run_trials(state.rules, state.round, state.g, state.turn, state.kinds, state.params, seat, known,
                       _MODES[mode], np.uint64(seed), codes, active.copy(), t0, t1, raw, out)
 
     def run(t0: int, t1: int) -> None:
@@ -274,7 +267,7 @@ def rollout(
 
     done = 0
     look = 0
-    z = _Z95
+    z = Z95
     while done < n:
         step = n - done if width is None else min(batch, n - done)
         run(done, done + step)
@@ -289,7 +282,7 @@ def rollout(
             if not active[j] or j == best:
                 continue
             d = sign * (points[j, :done] - points[best, :done])
-            _, lo, hi = _interval(d, z)
+            _, lo, hi = mean_interval(d, z)
             if lo > 0:
                 active[j] = False
                 dropped[j] = done
@@ -316,17 +309,17 @@ def _summarise(root: Position, wanted: list[str], points: np.ndarray, out: np.nd
     for j in range(k):
         trials = dropped[j] or done
         x = points[j, :trials]
-        mean, lo, hi = _interval(x, z)
+        mean, lo, hi = mean_interval(x, z)
         if j == best:
             diff, dci = 0.0, (0.0, 0.0)
         else:
             d = x - points[best, :trials]
-            diff, dlo, dhi = _interval(d, z)
+            diff, dlo, dhi = mean_interval(d, z)
             dci = (dlo, dhi)
             if trials >= 2:
                 independent += float(x.var(ddof=1) + points[best, :trials].var(ddof=1))
                 paired += float(d.var(ddof=1))
-        p, plo, phi = _interval(out[j, :trials].astype(np.float64), z)
+        p, plo, phi = mean_interval(out[j, :trials].astype(np.float64), z)
         values.append(ChoiceValue(wanted[j], int(trials), mean, (lo, hi), p, (max(plo, 0.0), min(phi, 1.0)), diff,
                                   dci, j == best, dropped[j]))
     values.sort(key=lambda v: (v.dropped_after is not None, v.diff if lower else -v.diff))

@@ -19,46 +19,17 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from sim.rules import Ruleset, as_ruleset
+from sim.intervals import Interval, ratio_interval, wilson_interval
+from sim.rules import BLOCKED_REASONS, GAMES, POINTS_MEANING, Ruleset, as_ruleset, better_points
 
 __all__ = ["BLOCKED_REASONS", "POINTS_DIRECTION", "Interval", "StrategySummary", "Summary", "summarise"]
 
-BLOCKED_REASONS = ("none", "stock", "turn_cap", "cycle", "table_closed")
-"""Every value of the ``blocked`` column: ``none`` is a round someone won."""
+_REASON_TEXT = {reason: reason.replace("_", " ") for reason in BLOCKED_REASONS[1:]}
 
-_REASON_TEXT = {"stock": "stock", "turn_cap": "turn cap", "cycle": "cycle", "table_closed": "table closed"}
-
-POINTS_DIRECTION = {
-    "rami51": "points are penalties: lower is better",
-    "contrat": "points are penalties: lower is better",
-    "basic": "points are the round winner's gain (the others score 0): higher is better",
-}
-"""What the ``points`` column means in each game family."""
-
-_Z = 1.959963984540054  # the normal quantile of a two-sided 95% interval
-
-
-@dataclass(frozen=True)
-class Interval:
-    """An estimate and its 95% interval; ``low`` and ``high`` are NaN when it cannot be estimated
-    (fewer than two games, or no round to average)."""
-
-    mean: float
-    low: float
-    high: float
-
-    def text(self, digits: int = 2, percent: bool = False) -> str:
-        """``mean [low, high]``, as percentages with ``percent``."""
-        scale, unit = (100.0, "%") if percent else (1.0, "")
-        if math.isnan(self.mean):
-            return "-"
-        mean = f"{self.mean * scale:.{digits}f}{unit}"
-        if math.isnan(self.low):
-            return f"{mean} [-]"
-        return f"{mean} [{self.low * scale:.{digits}f}, {self.high * scale:.{digits}f}]"
+POINTS_DIRECTION = {game: POINTS_MEANING[better_points(game)] for game in GAMES}
+"""What the ``points`` column means in each game family (:func:`sim.rules.better_points`)."""
 
 
 @dataclass(frozen=True)
@@ -170,45 +141,6 @@ def _no_nan(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_no_nan(v) for v in value]
     return value
-
-
-def ratio_interval(sums: np.ndarray, counts: np.ndarray, share: bool = False) -> Interval:
-    """The ratio ``sum(sums) / sum(counts)`` over games, with its cluster-robust 95% interval.
-
-    Parameters
-    ----------
-    sums, counts : numpy.ndarray, shape (games,)
-        Per game: the total of the figure and the number of rounds (or
-        openings) it is over.
-    share : bool
-        The ratio is a share of rounds: the interval is kept within 0 and 1
-        (the normal approximation can cross them on few games).
-    """
-    sums = np.asarray(sums, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum()
-    if total == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    ratio = sums.sum() / total
-    games = len(sums)
-    if games < 2:
-        return Interval(ratio, math.nan, math.nan)
-    residual = sums - ratio * counts
-    half = _Z * math.sqrt(games / (games - 1) * float(residual @ residual)) / total
-    if share:
-        return Interval(ratio, max(0.0, ratio - half), min(1.0, ratio + half))
-    return Interval(ratio, ratio - half, ratio + half)
-
-
-def wilson_interval(successes: int, trials: int) -> Interval:
-    """A share of ``trials`` independent trials and its 95% Wilson interval."""
-    if trials == 0:
-        return Interval(math.nan, math.nan, math.nan)
-    p = successes / trials
-    denominator = 1 + _Z**2 / trials
-    centre = (p + _Z**2 / (2 * trials)) / denominator
-    half = _Z * math.sqrt(p * (1 - p) / trials + _Z**2 / (4 * trials**2)) / denominator
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half))
 
 
 def summarise(

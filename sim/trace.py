@@ -12,10 +12,11 @@ from sim.engine import play as E
 from sim.engine.layout import OPEN_ALL
 from sim.engine.melds import KIND_RUN
 from sim.engine.melds import code_at as _code_at
+from sim.rules.facts import BLOCKED_REASONS
 
 _ENDS = {0: "low", 1: "high", 2: None}
 _RESTOCK = {0: "reshuffle", 1: "turn", 2: "flip"}
-_BLOCKED = {1: "stock", 2: "turn_cap", 3: "cycle", 4: "table_closed"}
+_BLOCKED = dict(enumerate(BLOCKED_REASONS))  # the engine writes each reason as its index there
 
 
 def meld_cards(kind: int, key: int, start: int, end: int, jpos: int, joker: int) -> tuple[str, str | None]:

@@ -18,9 +18,9 @@ def test_every_puis_je_habit_plays_against_the_same_table():
 
 def test_a_level_the_same_in_every_game_says_so_with_its_bound():
     zero = Finding("share of games won", (may_i.NEAR,), Estimate(0.0, 0.0, 0.0, 0.0, 0.0, 6000), 6000, 42000)
-    assert may_i._constant(zero) == ("0% in every one of the 6,000 games (95% bound: at most 0.050%)")
+    assert may_i.constant_sentence(zero) == ("0% in every one of the 6,000 games (95% bound: at most 0.050%)")
     naive = Finding("share of games won", (may_i.NAIVE,), Estimate(0.25, 0.25, 0.25, 0.25, 0.25, 6000), 6000, 42000)
-    assert "1/players" in may_i._constant(naive)
+    assert "1/players" in may_i.constant_sentence(naive)
 
 
 def _median(turn: float) -> Finding:
@@ -30,8 +30,8 @@ def _median(turn: float) -> Finding:
 
 def test_the_median_turn_is_given_only_where_the_shares_do_not_say_it():
     turns = (1, 2, 3, 5, 10)
-    assert not time_to_open._says_something(_median(1.0), turns)  # the share by turn 1 is at least a half
-    assert not time_to_open._says_something(_median(3.0), turns)  # between the shares by turns 2 and 3
-    assert time_to_open._says_something(_median(5.0), turns)  # turn 4 is not in the table
-    assert time_to_open._says_something(_median(12.0), turns)
-    assert not time_to_open._says_something(_median(float("nan")), turns)
+    assert not time_to_open.median_says_something(_median(1.0), turns)  # the share by turn 1 is at least a half
+    assert not time_to_open.median_says_something(_median(3.0), turns)  # between the shares by turns 2 and 3
+    assert time_to_open.median_says_something(_median(5.0), turns)  # turn 4 is not in the table
+    assert time_to_open.median_says_something(_median(12.0), turns)
+    assert not time_to_open.median_says_something(_median(float("nan")), turns)

@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+from sim import rules
 from sim.rules import KNOBS, PRESETS, Ruleset, RulesetError, load, preset
 from sim.rules.ruleset import as_ruleset
 
@@ -402,3 +403,18 @@ def test_load_file_with_contradiction_names_the_knob(tmp_path):
     with pytest.raises(RulesetError) as info:
         load(path)
     assert "players" in str(info.value)
+
+
+def test_the_facts_of_the_games_match_the_engine_and_the_scoring():
+    # The engine writes a blocked round's reason as a code: the names are
+    # the rules' facts, read in this order by the trace and the result frame.
+    from sim.engine import play as E
+
+    codes = [E.BLOCK_NONE, E.BLOCK_STOCK, E.BLOCK_TURN_CAP, E.BLOCK_CYCLE, E.BLOCK_TABLE_CLOSED]
+    assert [rules.BLOCKED_REASONS[c] for c in codes] == ["none", "stock", "turn_cap", "cycle", "table_closed"]
+    assert rules.blocked_reasons("contrat")[-1] == "table_closed"
+    assert "table_closed" not in rules.blocked_reasons("rami51") + rules.blocked_reasons("basic")
+    assert {g: rules.better_points(g) for g in rules.GAMES} == {"rami51": "lower", "contrat": "lower",
+                                                                "basic": "higher"}
+    with pytest.raises(ValueError, match="unknown game 'gin'"):
+        rules.better_points("gin")

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import sim
-from sim import api, rules, store
+from sim import api, batches, rules, store
 from sim.cli import main
 
 SEATS = ["greedy", "random", "expert", "greedy"]
@@ -115,13 +115,13 @@ def test_a_dataset_of_another_command_is_refused_before_any_game(tmp_path, monke
 def _count_batches(monkeypatch) -> list:
     """Record every batch the engine is asked to play (the real function still plays it)."""
     calls: list = []
-    real = api._run_batch
+    real = batches.run_batch
 
     def counting(*args, **kwargs):
         calls.append(args[2])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(api, "_run_batch", counting)
+    monkeypatch.setattr(batches, "run_batch", counting)
     return calls
 
 

@@ -46,7 +46,7 @@ def test_a_strategy_against_its_renamed_copy_shows_no_difference():
     copy = tournament.renamed("greedy", "greedy-copy")
     # Three strategies at tables of two: the copy and the original each meet
     # cautious on different deals, so their ratings carry real noise.
-    res = sim.tournament(["greedy", copy, "cautious"], "basic", players=2, games=240, seed=4, resamples=200)
+    res = tournament.tournament(["greedy", copy, "cautious"], "basic", players=2, games=240, seed=4, resamples=200)
     assert len(res.tables) == 3 and res.games_per_table == 80
     same = res.pairwise[("greedy", "greedy-copy")]
     assert not same.excludes_zero
@@ -60,7 +60,7 @@ def test_a_strategy_against_its_renamed_copy_shows_no_difference():
 
 
 def test_tournament_separates_strategies_that_differ():
-    res = sim.tournament(["random", "greedy"], "basic", games=150, seed=2, resamples=100)
+    res = tournament.tournament(["random", "greedy"], "basic", games=150, seed=2, resamples=100)
     assert [s.name for s in res.standings] == ["greedy", "random"]
     gap, low, high = res.rating_gap("greedy", "random")
     assert low > 0
@@ -71,28 +71,28 @@ def test_tournament_separates_strategies_that_differ():
 
 def test_tournament_rejects_twice_the_same_name():
     with pytest.raises(ValueError, match="listed twice"):
-        sim.tournament(["greedy", "greedy"], "basic")
+        tournament.tournament(["greedy", "greedy"], "basic")
     with pytest.raises(ValueError, match=r"a list, e.g. \['greedy', 'random'\]"):
-        sim.tournament("greedy,random", "basic")
+        tournament.tournament("greedy,random", "basic")
 
 
 def test_a_tournament_on_disk_ranks_again_from_its_datasets_and_resumes(tmp_path):
-    first = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    first = tournament.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
     assert (tmp_path / "t" / "table-1" / "rotation-2" / "manifest.json").is_file()
     again = tournament.ranking_from(tmp_path / "t")
-    memory = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50)
+    memory = tournament.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50)
     assert first.table().equals(again.table()) and first.table().equals(memory.table())
     # The same tournament again finds every game on disk; other settings are refused.
     files = {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")}
-    resumed = sim.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    resumed = tournament.tournament(["random", "greedy", "expert"], "basic", games=40, resamples=50, out=tmp_path / "t")
     assert {p: p.stat().st_mtime_ns for p in (tmp_path / "t").rglob("*.parquet")} == files  # nothing played again
     assert resumed.table().equals(first.table())
     with pytest.raises(ValueError, match="other settings"):
-        sim.tournament(["random", "greedy"], "basic", games=40, resamples=50, out=tmp_path / "t")
+        tournament.tournament(["random", "greedy"], "basic", games=40, resamples=50, out=tmp_path / "t")
 
 
 def test_a_comparison_saves_its_looks_and_words_its_verdicts(tmp_path):
-    res = sim.compare("random", "greedy", "basic", field=["greedy"], batch=100, max_games=300, seed=2)
+    res = sequential.compare("random", "greedy", "basic", field=["greedy"], batch=100, max_games=300, seed=2)
     assert res.decision == "worse" and res.high < 0 and "is worse than" in str(res)
     res.write(tmp_path / "c")
     looks = pl.read_csv(tmp_path / "c" / "looks.csv")
@@ -147,7 +147,7 @@ def test_median_unbiased_estimate_corrects_the_early_stop():
 
 
 def test_compare_decides_expert_beats_random():
-    res = sim.compare("greedy", "random", "basic", field=["greedy"], improvement=1.0, batch=40, max_games=400, seed=3)
+    res = sequential.compare("greedy", "random", "basic", field=["greedy"], improvement=1.0, batch=40, max_games=400, seed=3)
     assert res.decision == "better" and res.games <= 400
     assert res.low < res.estimate < res.high and res.low > 0
     assert "games used" in str(res)
@@ -322,7 +322,7 @@ def test_a_strategy_is_told_apart_by_its_parameters_not_its_name():
 def test_compare_refuses_two_strategies_that_play_alike():
     for a, b in [("expert", "expert"), ("greedy", tournament.renamed("greedy", "other"))]:
         with pytest.raises(ValueError, match="play exactly alike"):
-            sim.compare(a, b, "basic", field=["greedy"], max_games=100)
+            sequential.compare(a, b, "basic", field=["greedy"], max_games=100)
 
 
 # ------------------------------------------------------------------ tuner guards

@@ -69,10 +69,6 @@ from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_
 from sim.engine.state import G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_TRACE, G_TURN, MAX_SEATS, N_G
 from sim.engine.turn import play_turn
 
-# The API asks this under its former name (sim.api).
-_deterministic = deterministic
-
-
 @entry
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
     """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``.

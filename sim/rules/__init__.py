@@ -1,15 +1,14 @@
 """The rules: rulesets and the pure-Python rules reference.
 
 This package is the ground truth the compiled engine is checked against; it
-never imports the engine, save :func:`best_openings`, the vectorised
-``best_opening``, which loads its compiled search (``sim/engine/openings.py``)
-when first called.
+never imports the engine. The vectorised ``best_opening``, a compiled
+search, is the API's :func:`sim.best_openings`.
 """
 
 from sim.rules.deck import check_cards, max_hand_cards
+from sim.rules.facts import BLOCKED_REASONS, POINTS_MEANING, better_points, blocked_reasons
 from sim.rules.hands import best_collection, best_opening, max_melded_cards, meets_contract
 from sim.rules.melds import MeldReading, candidate_melds, classify_meld, meld_points, meld_readings
-from sim.rules.openings import best_openings
 from sim.rules.ruleset import (
     CONTRACTS,
     GAMES,
@@ -27,6 +26,8 @@ RULES_VERSION = 2
 """Bumped whenever a rule's behaviour changes (never for a speed-up); stored with results."""
 
 __all__ = [
+    "BLOCKED_REASONS",
+    "POINTS_MEANING",
     "CONTRACTS",
     "GAMES",
     "KNOBS",
@@ -36,9 +37,10 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "as_ruleset",
+    "better_points",
+    "blocked_reasons",
     "best_collection",
     "best_opening",
-    "best_openings",
     "candidate_melds",
     "card_penalty",
     "check_cards",

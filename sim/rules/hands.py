@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from sim.cards import JOKER, CardsLike
 from sim.rules.deck import check_cards
-from sim.rules.melds import MeldReading, _candidate_melds
+from sim.rules.melds import MeldReading, checked_candidate_melds
 from sim.rules.ruleset import Ruleset, as_ruleset
 
 __all__ = ["best_opening", "max_melded_cards", "meets_contract", "best_collection"]
@@ -60,7 +60,7 @@ def best_collection(
     held = check_cards(hand, r)
     cards = tuple(sorted(int(c) for c in held))
     by_lowest: dict[int, list[tuple[tuple[int, ...], MeldReading]]] = defaultdict(list)
-    for codes, reading in _candidate_melds(held, r).items():
+    for codes, reading in checked_candidate_melds(held, r).items():
         by_lowest[codes[0]].append((codes, reading))
 
     @lru_cache(maxsize=None)
@@ -121,7 +121,7 @@ def meets_contract(hand: CardsLike, deal: int, ruleset: Ruleset | str = "contrat
     sets, runs = r.contract(deal)
     held = check_cards(hand, r)
     cards = tuple(sorted(int(c) for c in held))
-    melds = _candidate_melds(held, r)
+    melds = checked_candidate_melds(held, r)
     by_lowest: dict[int, list[tuple[tuple[int, ...], str]]] = defaultdict(list)
     for codes, reading in melds.items():
         by_lowest[codes[0]].append((codes, reading.kind))

@@ -41,6 +41,7 @@ from sim.rules.ruleset import Ruleset, as_ruleset
 __all__ = [
     "MeldReading",
     "candidate_melds",
+    "checked_candidate_melds",
     "classify_meld",
     "meld_points",
     "meld_readings",
@@ -250,11 +251,15 @@ def candidate_melds(hand: CardsLike, ruleset: Ruleset | str) -> dict[tuple[int, 
     card for another meld), and every choice of suits for sets.
     """
     r = as_ruleset(ruleset)
-    return _candidate_melds(check_cards(hand, r, hand=False), r)
+    return checked_candidate_melds(check_cards(hand, r, hand=False), r)
 
 
-def _candidate_melds(hand: list[Card], r: Ruleset) -> dict[tuple[int, ...], MeldReading]:
-    """:func:`candidate_melds` of cards already checked against the deck."""
+def checked_candidate_melds(hand: list[Card], r: Ruleset) -> dict[tuple[int, ...], MeldReading]:
+    """:func:`candidate_melds` of cards already checked against the deck (:func:`sim.rules.check_cards`).
+
+    The hand searches of :mod:`sim.rules.hands` check their hand once and call
+    this, rather than having every search check the cards again.
+    """
     counts = Counter(hand)
     jokers = counts.pop(JOKER, 0)
     max_jokers = min(jokers, r.jokers_per_meld)

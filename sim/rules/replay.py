@@ -73,6 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.cards import JOKER, Card, card, deck, format as format_cards, parse
+from sim.rules.facts import better_points, blocked_reasons
 from sim.rules.melds import ACE_HIGH_POSITION, MeldReading, meld_readings
 from sim.rules.ruleset import Ruleset, RulesetError, as_ruleset
 from sim.rules.scoring import round_scores
@@ -413,7 +414,7 @@ class _Replay:
         else:
             lowest = min(self.totals)
             decided = max(self.totals) >= r.game_target and self.totals.count(lowest) == 1
-        best = max(self.totals) if r.game == "basic" else min(self.totals)
+        best = max(self.totals) if better_points(r.game) == "higher" else min(self.totals)
         return decided, [seat for seat, total in enumerate(self.totals) if total == best]
 
     def on_game_end(self, event: dict) -> None:
@@ -435,7 +436,7 @@ class _Replay:
                 + (f"was stopped undecided by the {self.max_rounds}-round cap (item 25)" if truncated else "was decided")
             )
         winner = self.get(event, "winner")
-        side = "highest" if self.r.game == "basic" else "lowest"
+        side = "highest" if better_points(self.r.game) == "higher" else "lowest"
         if truncated:
             if winner is not None:
                 _fail(f"winner {winner} of a truncated game: an undecided game has no winner")
@@ -706,7 +707,8 @@ class _Replay:
             if why_open is not None:
                 _fail(f"blocked 'table_closed', but the table is not closed: {why_open} (item 30)")
         else:
-            reasons = "'stock', 'turn_cap', 'cycle' or 'table_closed'" if r.game == "contrat" else "'stock', 'turn_cap' or 'cycle'"
+            *rest, last = (repr(x) for x in blocked_reasons(r.game))
+            reasons = f"{', '.join(rest)} or {last}"
             _fail(f"reason must be {reasons}, got {reason!r}")
         rnd.blocked = True
         rnd.stage = "ended"

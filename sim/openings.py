@@ -5,9 +5,10 @@
 that question alone (``sim.engine.openings``: a few tenths of a microsecond
 per 14-card hand), and gives the same total as the reference for every hand.
 
-This is the one function of the rules package that runs compiled code. It
-loads the engine's kernel only when called, so importing ``sim.rules`` stays
-free of the engine, and the reference it is checked against never calls it.
+It is offered by the API (``sim.best_openings``), not by the rules
+package: the reference is the ground truth the compiled search is checked
+against, so it imports nothing from the engine. The engine's kernel is
+loaded on the first call only, so ``import sim`` stays free of it.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def best_openings(hands: np.ndarray | Sequence[str], ruleset: Ruleset | str = "r
     >>> best_openings(["K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦", "Q♦ K♦ A♦", "2♣ 7♥"], "rami51").tolist()
     [59, 31, 0]
     """
-    # The compiled search lives in the engine (sim/engine/openings.py); loaded here, on first use only.
+    # The compiled search lives in the engine (sim/engine/openings.py); loaded on first use only.
     import sim.engine.openings as kernel
 
     r = as_ruleset(ruleset)
