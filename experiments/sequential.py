@@ -58,7 +58,7 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
-from experiments.tournament import better_points, identity, play_table
+from experiments.tournament import identity, play_table
 from sim import rules
 
 __all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
@@ -329,7 +329,7 @@ class Comparison:
 
     def __str__(self) -> str:
         r = self.ruleset
-        sense = (f" ({'fewer' if better_points(r.game) == 'lower' else 'more'} points is better)"
+        sense = (f" ({'fewer' if rules.better_points(r.game) == 'lower' else 'more'} points is better)"
                  if self.objective == "points" else "")
         digits = 2 if self.objective == "points" else 4
         return (f"{self.headline()} ({r.game}, {r.players} players, field {', '.join(self.field)}; sequential test "
@@ -445,7 +445,7 @@ def compare(
     if identity(sa, r.game) == identity(sb, r.game):
         raise ValueError(f"{sa.name!r} and {sb.name!r} play exactly alike in {r.game} (same kind and parameters): "
                          "compare two strategies that differ")
-    better = better_points(r.game)
+    better = rules.better_points(r.game)
     checks = look_points(batch, max_games)
     gains = np.zeros(0)
     looks: list[tuple[int, float, float, float]] = []

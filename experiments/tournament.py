@@ -47,16 +47,10 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "better_points", "check", "dataset_rows", "identity",
+__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
-
-
-def better_points(game: str) -> str:
-    """Which way points per round are better in ``game``: ``"higher"`` in basic rummy (the
-    winner collects), ``"lower"`` elsewhere (a penalty)."""
-    return "higher" if game == "basic" else "lower"
 
 
 def identity(strategy: str | strategy_lib.Strategy, game: str) -> tuple:
@@ -553,7 +547,7 @@ def _result(frame: pl.DataFrame, settings: dict, r: rules.Ruleset, wall: float, 
     names = settings["names"]
     seed, resamples = settings["seed"], settings["resamples"]
     tables = [tuple(m) for m in settings["tables"]]
-    better = better_points(r.game)
+    better = rules.better_points(r.game)
     rng = np.random.default_rng([seed, 13])
 
     points_table = metrics.per_game(frame, pl.col("points"), by=("strategy",))

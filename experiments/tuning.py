@@ -40,7 +40,7 @@ import polars as pl
 
 import strategies as strategy_lib
 from experiments import sequential, stats
-from experiments.tournament import better_points, play_table
+from experiments.tournament import play_table
 from sim import rules
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
@@ -191,7 +191,7 @@ def evaluate(
     r = base if base.players == players else base.replace(players=players)
     field_strategies = [strategy_lib.get(s) for s in config.field]
     frame = play_table(r, [candidate, *field_strategies], config.seed, first_game, games, workers)
-    return sequential.focal_values(frame, config.objective, better_points(r.game))["v"].to_numpy()
+    return sequential.focal_values(frame, config.objective, rules.better_points(r.game))["v"].to_numpy()
 
 
 def candidate_of(config: TuneConfig, params: Mapping[str, float], label: str = "") -> strategy_lib.Strategy:

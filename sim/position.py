@@ -54,7 +54,6 @@ from sim.engine.layout import (
 )
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_PYTHON
-from sim.engine.round import BLOCK_CYCLE, BLOCK_STOCK, BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP
 from sim.engine.state import (
     G_DETERMINISTIC,
     G_FIRST,
@@ -77,8 +76,7 @@ _DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_
 _ENDS = ("", "low", "high", "")
 _EVENT_DECISION = {"draw": K.PH_DRAW, "open": K.PH_LAY, "meld": K.PH_LAY, "add": K.PH_LAY, "recover": K.PH_LAY,
                    "discard": K.PH_DISCARD}
-_BLOCKED = {BLOCK_STOCK: "stock", BLOCK_TURN_CAP: "turn_cap", BLOCK_CYCLE: "cycle",
-            BLOCK_TABLE_CLOSED: "table_closed"}
+
 
 
 @dataclass(frozen=True)
@@ -450,7 +448,7 @@ class Position:
         n = self.ruleset.players
         played = events_to_dicts(after._ev[start: after._g[G_NEV]], n)
         return RoundOutcome(
-            winner=None if winner < 0 else int(winner), blocked=_BLOCKED.get(int(blocked)), rami_sec=bool(rami_sec),
+            winner=None if winner < 0 else int(winner), blocked=rules_lib.BLOCKED_REASONS[int(blocked)] if int(blocked) else None, rami_sec=bool(rami_sec),
             points=tuple(int(p) for p in points[:n]), events=tuple(played),
         )
 

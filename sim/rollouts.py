@@ -46,6 +46,7 @@ import numpy as np
 
 import strategies as strategy_lib
 from sim import cards as cardlib
+from sim import rules as rules_lib
 from sim.engine import rollout as RK
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
@@ -245,7 +246,7 @@ def rollout(
     out = np.zeros((k, n), dtype=np.bool_)
     active = np.ones(k, dtype=np.bool_)
     dropped: list[int | None] = [None] * k
-    lower = root.ruleset.game != "basic"
+    lower = rules_lib.better_points(root.ruleset.game) == "lower"
     sign = 1.0 if lower else -1.0  # "worse" is a positive signed difference
 
     def play(t0: int, t1: int) -> None:

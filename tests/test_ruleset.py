@@ -408,9 +408,9 @@ def test_load_file_with_contradiction_names_the_knob(tmp_path):
 def test_the_facts_of_the_games_match_the_engine_and_the_scoring():
     # The engine writes a blocked round's reason as a code: the names are
     # the rules' facts, read in this order by the trace and the result frame.
-    from sim.engine import play as E
+    from sim.engine import round as R
 
-    codes = [E.BLOCK_NONE, E.BLOCK_STOCK, E.BLOCK_TURN_CAP, E.BLOCK_CYCLE, E.BLOCK_TABLE_CLOSED]
+    codes = [R.BLOCK_NONE, R.BLOCK_STOCK, R.BLOCK_TURN_CAP, R.BLOCK_CYCLE, R.BLOCK_TABLE_CLOSED]
     assert [rules.BLOCKED_REASONS[c] for c in codes] == ["none", "stock", "turn_cap", "cycle", "table_closed"]
     assert rules.blocked_reasons("contrat")[-1] == "table_closed"
     assert "table_closed" not in rules.blocked_reasons("rami51") + rules.blocked_reasons("basic")
