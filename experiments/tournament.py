@@ -63,9 +63,9 @@ def identity(strategy: str | strategy_lib.Strategy, game: str) -> tuple:
 
 def _named(entries: Sequence[str | strategy_lib.Strategy]) -> list[strategy_lib.Strategy]:
     """The strategies, checked to have distinct names (a name is how results tell them apart)."""
-    if isinstance(entries, str):
-        raise ValueError(f"strategies must be a list of strategies, got the string {entries!r}; "
-                         f"give a list, e.g. {entries.split(',')!r}")
+    if isinstance(entries, str):  # would be read letter by letter
+        raise TypeError(f"strategies must be a list, e.g. {[p.strip() for p in entries.split(',')]!r}, "
+                        "not a string")
     chosen = [strategy_lib.get(s) for s in entries]
     names = [s.name for s in chosen]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -433,9 +433,6 @@ def tournament(
     -------
     TournamentResult
     """
-    if isinstance(strategies, str):  # would be read letter by letter
-        raise TypeError(f"strategies must be a list, e.g. {[p.strip() for p in strategies.split(',')]!r}, "
-                        "not a string")
     start = time.perf_counter()
     chosen, r, tables, per_table = _plan(strategies, ruleset, players, games, resamples)
     settings = _settings(chosen, r, tables, per_table, seed, resamples)

@@ -72,7 +72,7 @@ def test_tournament_separates_strategies_that_differ():
 def test_tournament_rejects_twice_the_same_name():
     with pytest.raises(ValueError, match="listed twice"):
         tournament.tournament(["greedy", "greedy"], "basic")
-    with pytest.raises(ValueError, match=r"a list, e.g. \['greedy', 'random'\]"):
+    with pytest.raises(TypeError, match=r"a list, e.g. \['greedy', 'random'\]"):
         tournament.tournament("greedy,random", "basic")
 
 
