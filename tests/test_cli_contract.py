@@ -366,3 +366,12 @@ def test_random_values_pass_every_check_or_are_refused_with_one_line_naming_thei
     except click.ClickException as exc:  # an output folder that cannot be used
         assert exc.exit_code == 1 and "--out" in exc.format_message(), exc.format_message()
     assert tree(workdir) == before
+
+
+def test_the_last_game_a_command_names_is_the_apis():
+    # The command line keeps its own copy so that commands which play nothing
+    # do not load the engine; the two must not drift apart.
+    from sim.api import LAST_GAME
+    from sim.cli.common import GAME_MAX
+
+    assert GAME_MAX == LAST_GAME
