@@ -5,14 +5,18 @@ three parts in the manner of rliable: :mod:`experiments.metrics` (pure
 functions from result rows to per-game sums), :mod:`experiments.stats`
 (interval estimates clustered by game) and :mod:`experiments.plots`
 (figures, returned, never saved); :mod:`experiments.design` plays the arms
-on common deals and writes ``summary.json``; :mod:`experiments.report`
-writes the pages of ``reports/``.
+on common deals, declares the typed :class:`~experiments.design.Experiment`
+each module gives as its ``EXPERIMENT``, and runs it through the results
+store; :mod:`experiments.report` writes the pages of ``reports/``.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+import typing
+
+if typing.TYPE_CHECKING:
+    from experiments.design import Experiment
 
 __all__ = ["EXPERIMENTS", "REPORTED", "load"]
 
@@ -34,8 +38,9 @@ EXPERIMENTS: tuple[str, ...] = REPORTED
 """Every experiment ``rami experiment run`` knows."""
 
 
-def load(name: str) -> ModuleType:
-    """The experiment module ``name``; an unknown name raises ``ValueError`` listing the known ones."""
+def load(name: str) -> Experiment:
+    """The experiment ``name`` (its module's ``EXPERIMENT``); an unknown name raises ``ValueError`` listing the
+    known ones."""
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; the experiments are: {', '.join(EXPERIMENTS)}")
-    return importlib.import_module(f"experiments.{name}")
+    return importlib.import_module(f"experiments.{name}").EXPERIMENT

@@ -1,18 +1,18 @@
 """Experiment designs: typed configs, arms on common deals, duplicate deals,
-the sequential mode, findings, and what an experiment writes.
+the sequential mode, findings, and the runner that plays and writes them.
 
 An experiment module (one per question, see :mod:`experiments`) declares
-
-* ``TITLE``: its question; ``Config``: a subclass of :class:`Config`;
-  ``QUICK``: the config changes of the quick edition;
-* ``arms(config) -> list[Arm]``: what is played;
-* ``analyse(frame, config) -> list[Finding]``: the estimates, from the
-  frame of every arm's rows (:func:`play_arm` adds ``arm`` and ``rotation``);
-* ``conclusions(findings, config) -> list[str]``: plain sentences;
-* ``figures(frame, findings, config) -> dict[str, Figure]``;
-
-and :func:`run_experiment` does the rest: plays, grows the study in the
-sequential mode, writes the dataset and ``summary.json``.
+its question, its :class:`Config` subclass and the config changes of its
+quick edition (``QUICK``), and the functions of its analysis: ``analyse(frame,
+config) -> list[Finding]``, ``conclusions(findings, config) -> list[str]``,
+``figures(frame, findings, config) -> dict[str, Figure]``. It gathers them
+in one typed object, its ``EXPERIMENT`` (an :class:`Experiment`, usually made
+by :func:`experiment_from`), with what it plays: its *parts*, each a results
+dataset (:func:`arm_parts` for arms on common deals). The runner
+(:func:`run_experiment`) does the rest: plays every part into the run's
+folder through the results store (:mod:`sim.store`: batch by batch, so a run
+stopped at any moment resumes where it was), grows the study in the
+sequential mode, analyses, and writes ``summary.json``.
 
 Common random numbers
 ---------------------
@@ -38,10 +38,13 @@ one unit of resampling: the luck of the cards cancels inside it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
 import math
+import os
+import tempfile
 import time
 import tomllib
 import types
@@ -56,26 +59,33 @@ import polars as pl
 
 import sim
 from experiments.stats import Estimate
+from sim import api
 from sim import provenance as provenance_lib
 from sim import rules
 
 __all__ = [
+    "ANALYSIS_KEYS",
     "Arm",
+    "ArmPart",
     "Config",
+    "Experiment",
     "Finding",
+    "Part",
     "Results",
+    "arm_parts",
+    "claim_data",
+    "data_fits",
+    "experiment_from",
     "load_dataset",
     "play_arm",
     "play_arms",
     "provenance",
     "reanalyse",
     "run_experiment",
-    "save_dataset",
 ]
 
 log = logging.getLogger(__name__)
 
-DATASET = "rounds.parquet"
 SUMMARY = "summary.json"
 
 
@@ -361,31 +371,278 @@ def rounds_of(frame: pl.DataFrame) -> int:
     return frame.select("arm", "rotation", "game", "round").unique().height
 
 
+# ------------------------------------------------------------ what is played
+
+
+class Part(typing.Protocol):
+    """One results dataset of an experiment's run: the folder ``data/<name>`` of its output.
+
+    The runner asks each part to play a range of games into its folder
+    (through the results store, :mod:`sim.store`, so a run stopped at any
+    moment keeps its finished batches and the same run plays only the
+    rest), then reads every part's rows back for the analysis.
+    """
+
+    name: str
+
+    def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
+             progress: Callable[[int], None] | None) -> None:
+        """Make games ``first_game .. first_game + n_games - 1`` of this part present in ``folder``."""
+        ...
+
+    def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
+        """The part's rows of games ``0 .. n_games - 1``, labelled for the analysis."""
+        ...
+
+
+def _slug(name: str) -> str:
+    """A folder name for an arm's name: ``"4 players: waits"`` is ``4-players-waits``."""
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split()) or "arm"
+
+
+@dataclass(frozen=True)
+class ArmPart:
+    """One arm's games in one rotation of its strategies through the seats: a simulation's dataset.
+
+    An arm whose seats all play one strategy plays each game once: its
+    rotations would deal the very same game, so its rows are labelled once
+    per rotation (``copies``) instead of played again.
+    """
+
+    arm: Arm
+    rotation: int
+    seed: int
+    copies: int = 1
+
+    @property
+    def name(self) -> str:
+        return f"{_slug(self.arm.name)}/rotation-{self.rotation}"
+
+    @property
+    def seats(self) -> list[str]:
+        """The strategy of each seat in this rotation: seat ``s`` plays strategy ``(s - rotation) mod players``."""
+        n = len(self.arm.strategies)
+        return [self.arm.strategies[(s - self.rotation) % n] for s in range(n)]
+
+    def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
+             progress: Callable[[int], None] | None) -> None:
+        threads = workers or os.cpu_count() or 1
+        # Four batches a thread at least, so that a small arm keeps every thread busy; 50 games at least, so
+        # that a batch file's footer and provenance stay a small part of it.
+        batch = max(50, min(2000, math.ceil(n_games / (4 * threads))))
+        sim.simulate(self.arm.ruleset, self.seats, n_games=n_games, seed=self.seed, workers=threads,
+                     batch_size=batch, progress=progress, first_game=first_game, out=folder,
+                     command=f"experiment arm {self.arm.name!r}, rotation {self.rotation}")
+
+    def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
+        rounds = sim.load(folder, "rounds").filter(pl.col("game") < n_games)
+        games = sim.load(folder, "games").select("game", "seat", *api.GAME_LEVEL)
+        # The game-level columns live in the games table: joined back, the rows are the engine's frame.
+        rows = (rounds.join(games, on=["game", "seat"], how="left", maintain_order="left")
+                .select(list(sim.RESULT_COLUMNS))
+                .with_columns(pl.col(pl.Categorical).cast(pl.String)))
+        n = len(self.arm.strategies)
+        return pl.concat([rows.with_columns(
+            ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
+            pl.lit(self.arm.name).alias("arm"),
+            pl.lit(k, dtype=pl.Int8).alias("rotation"),
+        ) for k in range(self.rotation, self.rotation + self.copies)])
+
+
+def arm_parts(arms: Sequence[Arm], seed: int) -> list[ArmPart]:
+    """The datasets that play ``arms`` under one seed: one per arm and rotation (once for an arm of one strategy)."""
+    names = [a.name for a in arms]
+    if len(set(names)) != len(names):
+        raise ValueError(f"arm names must differ, got {names}")
+    slugs = [_slug(n) for n in names]
+    if len(set(slugs)) != len(slugs):
+        raise ValueError(f"arm names must differ in their letters and digits (they name folders), got {names}")
+    parts = []
+    for arm in arms:
+        if len(set(arm.strategies)) == 1:
+            parts.append(ArmPart(arm, 0, seed, copies=arm.rotations))
+        else:
+            parts += [ArmPart(arm, k, seed) for k in range(arm.rotations)]
+    return parts
+
+
+# -------------------------------------------------------------- experiment
+
+
+Block = tuple
+"""One block of a report page: ``("h2", text)``, ``("p", text)``, ``("table", header, rows)``... (see
+:mod:`experiments.report`)."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment as its module declares it (its ``EXPERIMENT``): everything the runner, the report and the
+    command line use, typed, in one object.
+
+    Attributes
+    ----------
+    name : str
+        The module's name: ``rami experiment run NAME``, the report's folder.
+    title : str
+        The question it answers.
+    config_type : type
+        Its :class:`Config` subclass.
+    quick : dict
+        The config changes of the quick edition.
+    parts : callable
+        ``parts(config) -> list[Part]``: the datasets a run plays
+        (:func:`arm_parts` for arms on common deals; the fork experiments'
+        positions, :mod:`experiments.forks`).
+    analyse : callable
+        ``analyse(frame, config) -> list[Finding]``, from every part's rows.
+    conclusions : callable
+        ``conclusions(findings, config) -> list[str]``: plain sentences.
+    figures : callable
+        ``figures(frame, findings, config) -> dict[str, Figure]``.
+    about : str
+        How it was measured (the module's docstring): the page's section.
+    sequential : bool
+        Whether ``precision`` may grow the study (arms on common deals).
+    order : tuple of str
+        Columns the rows are sorted by before the analysis (empty: as played).
+    page_blocks : callable, optional
+        ``page_blocks(runs) -> list[Block]``: the page's tables, one per question.
+    claims : callable, optional
+        ``claims(findings, config) -> dict[str, str]``: what the page
+        concludes, in words; by default each comparison's verdict.
+    edition_note : callable, optional
+        ``edition_note(results, quick) -> str``: the page's opening note,
+        for an experiment that is not played as arms.
+    estimand : str, optional
+        What a figure estimates, when not the report's default.
+    notes : tuple of str
+        Remarks listed under "How it was measured".
+    row_facts : callable, optional
+        ``row_facts(frame) -> dict``: more sizes for the provenance.
+    """
+
+    name: str
+    title: str
+    config_type: type[Config]
+    quick: typing.Mapping[str, Any]
+    parts: Callable[[Any], Sequence[Part]]
+    analyse: Callable[[pl.DataFrame, Any], list[Finding]]
+    conclusions: Callable[[list[Finding], Any], list[str]]
+    figures: Callable[[pl.DataFrame, list[Finding], Any], dict[str, Any]]
+    about: str = ""
+    sequential: bool = True
+    order: tuple[str, ...] = ("arm", "rotation", "game", "round", "seat")
+    page_blocks: Callable[[list[Results]], list[Block]] | None = None
+    claims: Callable[[list[Finding], Any], dict[str, str]] | None = None
+    edition_note: Callable[[Results, bool], str] | None = None
+    estimand: str | None = None
+    notes: tuple[str, ...] = ()
+    row_facts: Callable[[pl.DataFrame], dict[str, Any]] | None = None
+
+    def config(self, quick: bool = False, **changes: Any) -> Config:
+        """The default config (the quick edition's with ``quick``), with ``changes``."""
+        return self.config_type().replace(**{**(dict(self.quick) if quick else {}), **changes})
+
+    def run(self, config: Config, out: Path | str | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Results:
+        """Play, analyse, write (see :func:`run_experiment`)."""
+        return run_experiment(self, config, out, progress)
+
+
+def experiment_from(module: types.ModuleType, **declared: Any) -> Experiment:
+    """``module``'s :class:`Experiment` from its usual names: ``TITLE``, ``Config``, ``QUICK``, ``analyse``,
+    ``conclusions``, ``figures``, its docstring, and what ``declared`` adds (``parts``, ``page_blocks``...)."""
+    return Experiment(name=module.__name__.rsplit(".", 1)[-1], title=module.TITLE, config_type=module.Config,
+                      quick=types.MappingProxyType(dict(module.QUICK)), analyse=module.analyse,
+                      conclusions=module.conclusions, figures=module.figures, about=module.__doc__ or "", **declared)
+
+
 # ---------------------------------------------------------------- storage
 
+DATA = "data"
+"""An experiment folder's data: one results dataset per part, and :data:`RUN`."""
+RUN = "experiment.json"
+"""What made the data of an experiment folder: the experiment and the config keys that decide its rows."""
+ANALYSIS_KEYS = frozenset({"games", "precision", "max_games", "resamples", "workers"})
+"""Config keys that do not change a game's rows: how many games, how they are analysed, on how many threads.
+A run may resume or grow data made under other values of these; any other key must be the same."""
 
-def save_dataset(frame: pl.DataFrame, folder: Path) -> Path:
-    """Write an experiment's rows under ``folder`` and return the path.
 
-    The one place an experiment's data reaches the disk, so a change of
-    storage (a partitioned dataset with provenance) is one edit here and in
-    :func:`load_dataset`.
+def _identity(experiment: Experiment, config: Config) -> dict[str, Any]:
+    """What the rows of a run depend on: the experiment, the config keys that decide rows, the versions."""
+    v = provenance_lib.versions()
+    return {"experiment": experiment.name, "package_version": v["package_version"],
+            "rules_version": v["rules_version"],
+            "config": {k: v for k, v in config.to_dict().items() if k not in ANALYSIS_KEYS}}
+
+
+def claim_data(folder: Path, experiment: Experiment, config: Config) -> None:
+    """Make ``folder`` (an experiment's ``data``) hold this run's rows, or refuse before anything is played.
+
+    A new folder gets :data:`RUN`; a folder made by a run with the same
+    identity (config keys outside :data:`ANALYSIS_KEYS` included) is
+    resumed; anything else is refused with what differs.
     """
+    identity = _identity(experiment, config)
+    file = folder / RUN
+    if file.exists():
+        try:
+            there = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{file}: damaged ({exc}); remove the folder {folder.parent} to start again") from None
+        if there != json.loads(json.dumps(identity)):
+            theirs, ours = {**there, **there.get("config", {})}, {**identity, **identity["config"]}
+            reasons = [f"{k} {json.dumps(theirs.get(k))} there, {json.dumps(ours.get(k))} here"
+                       for k in sorted(set(theirs) | set(ours)) if k != "config" and theirs.get(k) != ours.get(k)]
+            raise ValueError(f"{folder.parent} holds the data of another run ({'; '.join(reasons[:4])}); choose "
+                             "another output folder, or remove this one to start again")
+        return
+    if folder.exists() and any(folder.iterdir()):
+        raise ValueError(f"{folder}: data without {RUN}, not made by this version; choose another output folder")
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / DATASET
-    tmp = path.with_suffix(".tmp")
-    frame.write_parquet(tmp)
-    tmp.replace(path)
-    return path
+    tmp = folder / f".{RUN}.tmp"
+    tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(file)
 
 
-def load_dataset(folder: Path | str) -> pl.LazyFrame:
-    """The rows :func:`save_dataset` wrote in ``folder``, as a lazy frame."""
-    return pl.scan_parquet(Path(folder) / DATASET)
+def data_fits(folder: Path, experiment: Experiment, config: Config) -> bool:
+    """Whether a run of ``config`` may use ``folder`` (an experiment's ``data``): new, empty, or made by the same
+    identity (see :func:`claim_data`)."""
+    try:
+        return json.loads((folder / RUN).read_text(encoding="utf-8")) == json.loads(
+            json.dumps(_identity(experiment, config)))
+    except FileNotFoundError:
+        return not (folder.exists() and any(folder.iterdir()))
+    except (OSError, ValueError):
+        return False
 
 
-def _provenance(config: Config, wall: float, frame: pl.DataFrame) -> dict[str, Any]:
-    return provenance(config, wall, int(frame["game"].n_unique()), rounds_of(frame), frame.height)
+def load_dataset(folder: Path | str, experiment: Experiment | None = None) -> pl.LazyFrame:
+    """Every row stored under an experiment folder's ``data`` (``folder``), as a lazy frame.
+
+    The config is read from :data:`RUN` beside the data and the games are the
+    ones of ``summary.json`` (every game on disk when there is none yet).
+    """
+    import experiments
+
+    folder = Path(folder)
+    try:
+        identity = json.loads((folder / RUN).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{folder}: no readable {RUN}, so not an experiment's data ({exc})") from None
+    experiment = experiment or experiments.load(identity["experiment"])
+    try:
+        summary = read_summary(folder.parent)
+        config = experiment.config_type.from_dict(summary["config"])
+        games = int(summary["provenance"]["games"])
+    except (OSError, ValueError, KeyError):
+        config = experiment.config_type.from_dict(identity["config"])
+        games = api.LAST_GAME + 1
+    return _rows(experiment, config, folder, games)
+
+
+def _rows(experiment: Experiment, config: Config, data: Path, games: int) -> pl.LazyFrame:
+    return pl.concat([part.rows(data / part.name, games) for part in experiment.parts(config)], how="vertical")
 
 
 def provenance(config: Config, wall: float, games: int, rounds: int, rows: int) -> dict[str, Any]:
@@ -404,75 +661,96 @@ def provenance(config: Config, wall: float, games: int, rounds: int, rows: int) 
     }
 
 
+def _deals(frame: pl.DataFrame) -> int:
+    """Rounds (deals) in ``frame``, counting each arm and rotation where there are several."""
+    return frame.select([c for c in ("arm", "rotation", "game", "round") if c in frame.columns]).unique().height
+
+
 # ------------------------------------------------------------------ running
 
 
 def run_experiment(
-    module: types.ModuleType,
+    experiment: Experiment,
     config: Config,
-    out: Path | None = None,
+    out: Path | str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Results:
-    """Play ``module``'s arms under ``config``, analyse, write, return.
+    """Play ``experiment`` under ``config`` through the results store, analyse, write, return.
 
     Parameters
     ----------
-    module : module
-        An experiment module (see this module's docstring).
+    experiment : Experiment
+        What to run (an experiment module's ``EXPERIMENT``).
     config : Config
         Its config. With ``precision`` set, the sequential mode plays
         ``games`` first, then adds the next game indices (never replaying
         earlier ones) until every headline finding's interval is narrower
         than ``precision`` or ``max_games`` is reached.
     out : Path, optional
-        Folder for the dataset and ``summary.json``; nothing is written without it.
+        The run's folder: ``data/`` (one results dataset per part, written
+        batch by batch) and ``summary.json`` at the end. A folder holding an
+        unfinished or smaller run of the same config is resumed: only the
+        games not on disk are played. Without it the data goes to a
+        temporary folder, removed at the end.
     progress : callable, optional
         ``progress(done, total)`` in engine games, after each batch.
     """
-    if not isinstance(config, module.Config):
-        raise TypeError(f"{module.__name__} takes a {module.Config.__name__}, got {type(config).__name__}")
-    arms = module.arms(config)
+    if not isinstance(config, experiment.config_type):
+        raise TypeError(f"{experiment.name} takes a {experiment.config_type.__name__}, got {type(config).__name__}")
+    if config.precision is not None and not experiment.sequential:
+        raise ValueError(f"{experiment.name} has no sequential mode: leave precision unset")
+    parts = experiment.parts(config)
     start = time.perf_counter()
-    frames: list[pl.DataFrame] = []
-    played, target = 0, config.games
-    done = 0
-    while True:
-        total = done + games_to_play(arms, target - played)
+    with contextlib.ExitStack() as stack:
+        folder = Path(out) if out is not None else Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="rami-experiment-")))
+        data = folder / DATA
+        claim_data(data, experiment, config)
+        played, target, done = 0, config.games, 0
+        while True:
+            total = done + (target - played) * len(parts)
 
-        def tick(k: int) -> None:
-            nonlocal done
-            done += k
-            if progress:
-                progress(done, total)
+            def tick(k: int) -> None:
+                nonlocal done
+                done += k
+                if progress:
+                    progress(done, total)
 
-        frames.append(play_arms(arms, config.seed, played, target - played, config.workers, tick))
-        played = target
-        frame = pl.concat(frames) if len(frames) > 1 else frames[0]
-        findings = module.analyse(frame, config)
-        if config.precision is None:
-            break
-        widths = [f.estimate.width for f in findings if f.headline]
-        widest = max(widths, default=0.0)
-        if widest <= config.precision or played >= config.max_games:
-            if widest > config.precision:
-                log.warning("stopped at max_games=%d with an interval %.3g wide (asked %.3g)",
-                            config.max_games, widest, config.precision)
-            break
-        # Width shrinks as 1/sqrt(games): aim a little past the estimate.
-        need = math.ceil(played * (widest / config.precision) ** 2 * 1.1)
-        target = min(config.max_games, max(need, played + 1))
-        log.info("interval %.3g wide after %d games: playing up to game %d", widest, played, target)
+            for part in parts:
+                part.play(data / part.name, played, target - played, config.workers, tick)
+            played = target
+            # One chunk, as a frame built in memory has: sums then add in the same order, to the last bit.
+            frame = _rows(experiment, config, data, played).collect().rechunk()
+            if experiment.order:
+                frame = frame.sort(*experiment.order, maintain_order=True)
+            if frame.height == 0:
+                raise ValueError(f"{experiment.name}: no row in {played:,} games: raise games")
+            findings = experiment.analyse(frame, config)
+            if config.precision is None:
+                break
+            widths = [f.estimate.width for f in findings if f.headline]
+            widest = max(widths, default=0.0)
+            if widest <= config.precision or played >= config.max_games:
+                if widest > config.precision:
+                    log.warning("stopped at max_games=%d with an interval %.3g wide (asked %.3g)",
+                                config.max_games, widest, config.precision)
+                break
+            # Width shrinks as 1/sqrt(games): aim a little past the estimate.
+            need = math.ceil(played * (widest / config.precision) ** 2 * 1.1)
+            target = min(config.max_games, max(need, played + 1))
+            log.info("interval %.3g wide after %d games: playing up to game %d", widest, played, target)
     wall = time.perf_counter() - start
-    frame = frame.sort("arm", "rotation", "game", "round", "seat", maintain_order=True)
-    results = Results(module.__name__.rsplit(".", 1)[-1], module.TITLE, config, findings,
-                      module.conclusions(findings, config), frame, _provenance(config, wall, frame), out)
+    record = provenance(config, wall, played, _deals(frame), frame.height)
+    if experiment.row_facts is not None:
+        record.update(experiment.row_facts(frame))
+    results = Results(experiment.name, experiment.title, config, findings, experiment.conclusions(findings, config),
+                      frame, record, None if out is None else Path(out))
     if out is not None:
-        save_dataset(frame, Path(out) / "data")
         write_summary(results, Path(out))
     return results
 
 
-def reanalyse(module: types.ModuleType, folder: Path | str) -> Results:
+def reanalyse(experiment: Experiment, folder: Path | str) -> Results:
     """The results of an earlier run, analysed again from its stored rows and config.
 
     For a change of analysis or wording: the rows of ``folder`` (written by
@@ -482,11 +760,13 @@ def reanalyse(module: types.ModuleType, folder: Path | str) -> Results:
     """
     folder = Path(folder)
     summary = read_summary(folder)
-    config = module.Config.from_dict(summary["config"])
-    frame = load_dataset(folder / "data").collect()
-    findings = module.analyse(frame, config)
-    results = Results(module.__name__.rsplit(".", 1)[-1], module.TITLE, config, findings,
-                      module.conclusions(findings, config), frame, summary["provenance"], folder)
+    config = experiment.config_type.from_dict(summary["config"])
+    frame = _rows(experiment, config, folder / DATA, int(summary["provenance"]["games"])).collect().rechunk()
+    if experiment.order:
+        frame = frame.sort(*experiment.order, maintain_order=True)
+    findings = experiment.analyse(frame, config)
+    results = Results(experiment.name, experiment.title, config, findings,
+                      experiment.conclusions(findings, config), frame, summary["provenance"], folder)
     write_summary(results, folder)
     return results
 

@@ -23,16 +23,16 @@ decision. The fork experiments (:mod:`experiments.joker_fork`,
    as one cluster). That interval holds both the spread between positions
    and each position's trial noise.
 
-Rows: one per position (``data/rounds.parquet``, the one file an
-experiment writes), with the position in card notation, both choices, both
-values, and the facts the breakdown groups by.
+Rows: one per position (the ``positions`` table of the run's one dataset,
+``data/positions``, written a few games at a time so that a stopped run
+resumes), with the position in card notation, both choices, both values,
+and the facts the breakdown groups by.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -44,11 +44,12 @@ from matplotlib.figure import Figure
 import sim
 from experiments import design, plots, stats, wording
 from experiments.design import Finding
+from sim import provenance, rules, store
 from sim.position import Position
 from sim.rollouts import Rollout
 
-__all__ = ["Fork", "ForkConfig", "breakdown_findings", "collect", "game_level", "page_blocks", "run_forks",
-           "went_out_this_turn"]
+__all__ = ["POSITION_COLUMNS", "Fork", "ForkConfig", "PositionsPart", "breakdown_findings", "collect", "experiment",
+           "game_level", "page_blocks", "positions", "went_out_this_turn"]
 
 MODES = ("belief", "clairvoyant")
 HEADLINE = "round points at the fork"
@@ -120,6 +121,10 @@ class Fork:
         is the "now" choice of the fork.
     salt : int
         Keeps the position draws of two forks apart.
+    facts : dict
+        The columns ``candidate`` adds to a position's row, with their
+        types (so that a batch of games offering no position still has
+        every column).
     """
 
     now: str
@@ -128,6 +133,7 @@ class Fork:
     candidate: Callable[[list[dict[str, Any]], int], dict[str, Any] | None]
     plays_now: Callable[[str], bool]
     salt: int
+    facts: Mapping[str, pl.DataType] = field(default_factory=dict)
 
 
 def went_out_this_turn(events: Sequence[dict[str, Any]], index: int) -> bool:
@@ -146,8 +152,27 @@ def _rollout_seed(config: ForkConfig, game: int, index: int, salt: int) -> int:
     return int(np.random.default_rng([config.seed, game, index, salt]).integers(0, 2**62))
 
 
-def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
-    """Draw the positions of ``config.games`` traced games and roll both choices out at each.
+POSITION_COLUMNS: dict[str, pl.DataType] = {
+    "game": pl.Int64, "round": pl.Int64, "event": pl.Int64, "turn": pl.Int64, "table_turn": pl.Int64,
+    "seat": pl.Int64, "hand": pl.String, "hand_size": pl.Int64, "table": pl.String, "pile": pl.String,
+    "now": pl.String, "other": pl.String, "points_now": pl.Float64, "points_other": pl.Float64,
+    "diff": pl.Float64, "diff_low": pl.Float64, "diff_high": pl.Float64, "out_now": pl.Float64,
+    "out_other": pl.Float64, "var_paired": pl.Float64, "var_unpaired": pl.Float64, "trials": pl.Int64,
+}
+"""The columns of a position's row (see :func:`positions`), before the fork's own facts."""
+
+GAMES_PER_BATCH = 5
+"""Traced games per batch file of a fork's positions: a batch is a few seconds of rollouts, so a run stopped
+at any moment loses little."""
+
+
+def positions(fork: Fork, config: ForkConfig, first_game: int, n_games: int,
+              progress: Callable[[int], None] | None = None) -> pl.DataFrame:
+    """Draw the positions of traced games ``first_game .. first_game + n_games - 1`` and roll both choices out.
+
+    A game's positions depend on the seed, the game index and the config
+    alone, so any range of games gives the same rows as the games played in
+    one go.
 
     Returns
     -------
@@ -160,12 +185,13 @@ def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None]
         minus now, mean over trials) with ``diff_low``/``diff_high`` (its
         95% interval over trials), ``out_now``, ``out_other``, ``var_paired``
         and ``var_unpaired`` (of the trial differences, and of two
-        independent trials), ``trials``, and the fork's own facts.
+        independent trials), ``trials``, and the fork's own facts
+        (:attr:`Fork.facts`). A progress callback receives each finished game.
     """
     strategies = [config.strategy] * config.players
     workers = config.workers or 2
     rows = []
-    for game in range(config.games):
+    for game in range(first_game, first_game + n_games):
         events = sim.play_traced(config.ruleset, strategies, seed=config.seed, game=game)
         candidates = [(i, facts) for i in range(len(events))
                       if (facts := fork.candidate(events, i)) is not None]
@@ -184,10 +210,52 @@ def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None]
             rows.append(_row(position, r, own, fork.other_choice, game, index, facts, config))
             taken += 1
         if progress:
-            progress(game + 1, config.games)
-    if not rows:
+            progress(1)
+    return pl.DataFrame(rows, schema={**POSITION_COLUMNS, **fork.facts})
+
+
+def collect(fork: Fork, config: ForkConfig, progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
+    """The positions of games ``0 .. config.games - 1`` (see :func:`positions`), in memory; none raises ``ValueError``."""
+    done = 0
+
+    def tick(k: int) -> None:
+        nonlocal done
+        done += k
+        if progress:
+            progress(done, config.games)
+
+    frame = positions(fork, config, 0, config.games, tick)
+    if frame.height == 0:
         raise ValueError(f"no position offering the decision in {config.games} games: raise games")
-    return pl.DataFrame(rows)
+    return frame
+
+
+@dataclass(frozen=True)
+class PositionsPart:
+    """A fork experiment's positions, as the one results dataset of its run (table ``positions``).
+
+    Batches of :data:`GAMES_PER_BATCH` traced games, each written whole as it
+    finishes, so a run stopped at any moment resumes at the first batch not
+    on disk.
+    """
+
+    fork: Fork
+    config: ForkConfig
+    name: str = "positions"
+
+    def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
+             progress: Callable[[int], None] | None) -> None:
+        keys = {k: v for k, v in self.config.to_dict().items() if k not in design.ANALYSIS_KEYS}
+        identity = {"package_version": provenance.package_version(),
+                    "rules_version": rules.RULES_VERSION, "positions of": f"{self.fork.now} or {self.fork.other}",
+                    "salt": self.fork.salt, "config": keys, "tables": ["positions"]}
+        run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
+                                    first_game, n_games, GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
+        store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,
+                   lambda first, count: {"positions": positions(self.fork, self.config, first, count)}, progress)
+
+    def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
+        return store.load(folder, "positions").filter(pl.col("game") < n_games)
 
 
 def _row(position: Position, r: Rollout, now: str, other: str, game: int, index: int, facts: dict[str, Any],
@@ -291,25 +359,13 @@ def figures(fork: Fork, frame: pl.DataFrame, findings: list[Finding], x: str, xl
 # ------------------------------------------------------------------ running
 
 
-def run_forks(module: ModuleType, config: ForkConfig, out: Path | None = None,
-              progress: Callable[[int, int], None] | None = None) -> design.Results:
-    """Collect ``module``'s positions, analyse, write the rows and ``summary.json``, return the results."""
-    if not isinstance(config, module.Config):
-        raise TypeError(f"{module.__name__} takes a {module.Config.__name__}, got {type(config).__name__}")
-    start = time.perf_counter()
-    frame = collect(module.FORK, config, progress)
-    findings = module.analyse(frame, config)
-    wall = time.perf_counter() - start
-    rounds = frame.select("game", "round").unique().height
-    provenance = design.provenance(config, wall, config.games, rounds, frame.height)
-    provenance["positions"] = frame.height
-    provenance["games_with_positions"] = int(frame["game"].n_unique())
-    results = design.Results(module.__name__.rsplit(".", 1)[-1], module.TITLE, config, findings,
-                             module.conclusions(findings, config), frame, provenance, out)
-    if out is not None:
-        design.save_dataset(frame, Path(out) / "data")
-        design.write_summary(results, Path(out))
-    return results
+def experiment(module: ModuleType, fork: Fork, **declared: Any) -> design.Experiment:
+    """A fork module's :class:`~experiments.design.Experiment`: its positions as the one part, the fork page."""
+    return design.experiment_from(
+        module, parts=lambda config: [PositionsPart(fork, config)], sequential=False, order=(),
+        estimand=ESTIMAND, edition_note=edition_note,
+        row_facts=lambda frame: {"positions": frame.height, "games_with_positions": int(frame["game"].n_unique())},
+        **declared)
 
 
 # ------------------------------------------------------------------ the page
@@ -431,7 +487,7 @@ def page_blocks(fork: Fork, runs: Sequence[design.Results], game_rows: Callable[
             f"{row['diff_high']:+.2f}).")
     blocks.append(("ul", items))
     blocks.append(("p", "The position where the other choice did best, then the one where it did worst, at seed "
-                        f"{first.config.seed}. Every position's row is in `data/rounds.parquet` beside "
-                        "`summary.json`."))
+                        f"{first.config.seed}. Every position's row is in the run's `data/positions` dataset beside "
+                        "`summary.json` (`rami info` describes it; `sim.load(folder, \"positions\")` reads it)."))
     return blocks
 

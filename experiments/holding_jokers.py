@@ -159,6 +159,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"policy": fig1, "held": fig2}
 
 
+EXPERIMENT = design.experiment_from(sys.modules[__name__],
+                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
+                                       page_blocks=page_blocks,
+                                       notes=tuple(NOTES))
+
+
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
-    return design.run_experiment(sys.modules[__name__], config, out, progress)
+    return EXPERIMENT.run(config, out, progress)

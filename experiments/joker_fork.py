@@ -50,7 +50,8 @@ def _candidate(events: list[dict[str, Any]], index: int) -> dict[str, Any] | Non
 
 
 FORK = forks.Fork(now="laying the joker now", other="keeping the joker", other_choice="stop",
-                  candidate=_candidate, plays_now=lambda c: c.startswith(("meld ", "add ")) and "★" in c, salt=12)
+                  candidate=_candidate, plays_now=lambda c: c.startswith(("meld ", "add ")) and "★" in c, salt=12,
+                  facts={"laying": pl.String})
 
 
 @dataclass(frozen=True)
@@ -97,13 +98,6 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return forks.figures(FORK, frame, findings, "hand_size", "cards in hand at the decision")
 
 
-ESTIMAND = forks.ESTIMAND
-
-
-def edition_note(results: Results, quick: bool) -> str:
-    return forks.edition_note(results, quick)
-
-
 def _game_rows(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     players = summary["config"]["players"]
     table = 4 if 4 in players else players[len(players) // 2]
@@ -121,6 +115,9 @@ def page_blocks(runs: list[Results]) -> list[tuple]:
                              lambda row: f"the joker {row['laying']}")
 
 
+EXPERIMENT = forks.experiment(sys.modules[__name__], FORK, page_blocks=page_blocks, notes=tuple(NOTES))
+
+
 def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Draw the positions, roll both choices out, analyse and (with ``out``) write the rows and ``summary.json``."""
-    return forks.run_forks(sys.modules[__name__], config, out, progress)
+    return EXPERIMENT.run(config, out, progress)

@@ -42,7 +42,8 @@ def _candidate(events: list[dict[str, Any]], index: int) -> dict[str, Any] | Non
 
 
 FORK = forks.Fork(now="opening now", other="waiting", other_choice="stop", candidate=_candidate,
-                  plays_now=lambda c: c.startswith("open "), salt=13)
+                  plays_now=lambda c: c.startswith("open "), salt=13,
+                  facts={"opening_points": pl.Int64, "opening_joker": pl.Boolean, "opening_melds": pl.Int64})
 
 
 @dataclass(frozen=True)
@@ -94,13 +95,6 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return forks.figures(FORK, frame, findings, "opening_points", "points of the opening on offer")
 
 
-ESTIMAND = forks.ESTIMAND
-
-
-def edition_note(results: Results, quick: bool) -> str:
-    return forks.edition_note(results, quick)
-
-
 def _game_rows(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(f"habit: {f['arms'][0]} points, against opening at the first chance" if f["arms"][0].startswith("wait")
              else f"habit: open only with the {f['arms'][0]}, against opening at the first chance", f)
@@ -115,6 +109,9 @@ def page_blocks(runs: list[Results]) -> list[tuple]:
                                          + (" with a joker" if row["opening_joker"] else ""))
 
 
+EXPERIMENT = forks.experiment(sys.modules[__name__], FORK, page_blocks=page_blocks, notes=tuple(NOTES))
+
+
 def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Draw the positions, roll both choices out, analyse and (with ``out``) write the rows and ``summary.json``."""
-    return forks.run_forks(sys.modules[__name__], config, out, progress)
+    return EXPERIMENT.run(config, out, progress)

@@ -14,19 +14,22 @@ import html
 import io
 import json
 import re
+import logging
 import shlex
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 
 import matplotlib
 
 import experiments
 from experiments import design, wording
-from experiments.design import Finding, Results
+from experiments.design import Experiment, Finding, Results
 
 __all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "write_document", "write_index",
            "write_page"]
+
+log = logging.getLogger(__name__)
 
 SEEDS = (1, 2)
 
@@ -35,15 +38,14 @@ ESTIMAND = ("a figure per round (points, turns, a rate of rounds or seat-rounds)
             "each deal played counts once; a share of games is a mean over games. Where the number of rounds "
             "is fixed (Rami contrat, basic rummy) it is also the mean of the games' own averages; in Rami 51, "
             "played to 500 points, the two differ (docs/experiments.md, \"The estimand\").")
-"""The page header's estimand, unless an experiment names its own (``ESTIMAND``)."""
+"""The page header's estimand, unless an experiment names its own (:attr:`Experiment.estimand`)."""
 
-Block = tuple  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
+Block = design.Block  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
 
 
-def edition_config(module: ModuleType, seed: int, quick: bool) -> design.Config:
-    """The config of ``module`` for one seed of the quick or full edition."""
-    config = module.Config().replace(seed=seed)
-    return config.replace(**module.QUICK) if quick else config
+def edition_config(experiment: Experiment, seed: int, quick: bool) -> design.Config:
+    """The config of ``experiment`` for one seed of the quick or full edition."""
+    return experiment.config(quick, seed=seed)
 
 
 def command_for(name: str, config: design.Config) -> str:
@@ -81,16 +83,16 @@ def agreement(first: Finding, second: Finding) -> bool:
     return same_side and overlap
 
 
-def claims(module: ModuleType, findings: Sequence[Finding], config: design.Config) -> dict[str, str]:
-    """What a page concludes, as words without numbers: the module's ``claims``, else each comparison's verdict.
+def claims(experiment: Experiment, findings: Sequence[Finding], config: design.Config) -> dict[str, str]:
+    """What a page concludes, as words without numbers: the experiment's ``claims``, else each comparison's verdict.
 
     Two seeds read an experiment the same way when their claims are equal:
     which arms differ and which way, which variants change a measure. A
     count ("7 of 11 variants") is a claim about which variants, so two seeds
     whose lists differ are flagged even when the sentences look alike.
     """
-    if hasattr(module, "claims"):
-        return module.claims(list(findings), config)
+    if experiment.claims is not None:
+        return experiment.claims(list(findings), config)
     out = {}
     for f in findings:
         if len(f.arms) == 2 or f.headline:
@@ -141,10 +143,10 @@ def _cell(f: Finding | None) -> str:
     return f"{wording.fmt(f.metric, f.estimate.estimate, signed)} ({wording.interval_text(f, signed)})"
 
 
-def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: bool) -> list[Block]:
+def _page_blocks(name: str, experiment: Experiment, runs: Sequence[Results], quick: bool) -> list[Block]:
     first = runs[0]
     others = {_key(f): f for f in runs[1].findings} if len(runs) > 1 else {}
-    blocks: list[Block] = [("h1", module.TITLE)]
+    blocks: list[Block] = [("h1", experiment.title)]
     edition = "Quick edition" if quick else "Full edition"
     games = first.provenance["games"]
     note = (f"{edition}: {games:,} games per arm and seed (an arm comparing strategies at one table plays each "
@@ -153,19 +155,19 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     if quick:
         note += (" At this size the intervals are wide: a 'no measurable difference' often means too few games to "
                  "tell, not no difference. The full edition (`rami report`) plays many more games.")
-    if hasattr(module, "edition_note"):  # an experiment that is not played as arms says what it played
-        note = module.edition_note(first, quick)
+    if experiment.edition_note is not None:  # an experiment that is not played as arms says what it played
+        note = experiment.edition_note(first, quick)
     blocks.append(("p", note))
-    blocks.append(("p", "Estimand: " + getattr(module, "ESTIMAND", ESTIMAND)))
+    blocks.append(("p", "Estimand: " + (experiment.estimand or ESTIMAND)))
     blocks.insert(1, ("h2", "Conclusion"))
     blocks.insert(2, ("p", " ".join(first.conclusions)))
     disagree = [f for f in first.findings if _key(f) in others and not agreement(f, others[_key(f)])]
-    if hasattr(module, "page_blocks"):  # the experiment's tables: one per question
-        blocks.extend(module.page_blocks(list(runs)))
+    if experiment.page_blocks is not None:  # the experiment's tables: one per question
+        blocks.extend(experiment.page_blocks(list(runs)))
     if len(runs) > 1:
         second = runs[1]
-        rows = compare_claims(claims(module, first.findings, first.config),
-                              claims(module, second.findings, second.config))
+        rows = compare_claims(claims(experiment, first.findings, first.config),
+                              claims(experiment, second.findings, second.config))
         differ = sum(1 for *_, same in rows if not same)
         blocks.append(("h2", "Do the two seeds read it the same way?"))
         blocks.append(("p", f"Each claim of the page, as seed {first.config.seed} and seed {second.config.seed} "
@@ -203,10 +205,10 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
                         "both estimated from these games. Intervals are percentile bootstraps over games; "
                         "`summary.json` also holds the normal-approximation intervals."))
     blocks.append(("h2", "How it was measured"))
-    doc = (module.__doc__ or "").strip().split("\n\n", 1)
+    doc = experiment.about.strip().split("\n\n", 1)
     blocks.append(("p", " ".join((doc[1] if len(doc) > 1 else doc[0]).split())))
-    if getattr(module, "NOTES", None):
-        blocks.append(("ul", list(module.NOTES)))
+    if experiment.notes:
+        blocks.append(("ul", list(experiment.notes)))
     blocks.append(("h2", "Provenance"))
     items = []
     for r in runs:
@@ -220,7 +222,8 @@ def _page_blocks(name: str, module: ModuleType, runs: Sequence[Results], quick: 
     blocks.append(("ul", items))
     blocks.append(("h2", "Reproduce"))
     blocks.append(("pre", "\n".join(command_for(name, r.config) for r in runs)))
-    blocks.append(("p", "Each run writes its rows (`data/rounds.parquet`) and `summary.json` beside this page."))
+    blocks.append(("p", "Each run writes its rows (`seed-N/data/`, one results dataset per arm and rotation, which "
+                        "`rami info` describes) and `summary.json` beside this page."))
     return blocks
 
 
@@ -286,12 +289,12 @@ def _html(blocks: Sequence[Block], title: str, images: dict[str, str]) -> str:
 
 def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool) -> Path:
     """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML."""
-    module = experiments.load(name)
+    experiment = experiments.load(name)
     first = runs[0]
     figure_dir = folder / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     images = {}
-    figs = module.figures(first.frame, first.findings, first.config)
+    figs = experiment.figures(first.frame, first.findings, first.config)
     for fig_name, fig in figs.items():
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=110)
@@ -301,10 +304,10 @@ def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool) ->
             fig.savefig(figure_dir / f"{fig_name}.svg", format="svg")
         images[fig_name] = base64.b64encode(png.getvalue()).decode("ascii")
     first.provenance["figures"] = list(figs)
-    blocks = _page_blocks(name, module, runs, quick)
+    blocks = _page_blocks(name, experiment, runs, quick)
     (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")
     page = folder / "index.html"
-    page.write_text(_html(blocks, module.TITLE, images), encoding="utf-8")
+    page.write_text(_html(blocks, experiment.title, images), encoding="utf-8")
     return page
 
 
@@ -337,18 +340,22 @@ def build_report(
     """
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
-        module = experiments.load(name)
+        experiment = experiments.load(name)
         runs = []
         for seed in seeds:
-            config = edition_config(module, seed, quick)
+            config = edition_config(experiment, seed, quick)
             if configure is not None:
                 config = configure(config)
             out = folder / name / f"seed-{seed}"
             if reuse and _same_run(out, config):
-                runs.append(design.reanalyse(module, out))
+                runs.append(design.reanalyse(experiment, out))
                 continue
+            if not design.data_fits(out / design.DATA, experiment, config):
+                # The edition's own earlier run of another config: its rows are replaced, as its pages are.
+                log.warning("%s: rows of another config; playing this edition's afresh", out / design.DATA)
+                shutil.rmtree(out / design.DATA)
             tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
-            runs.append(module.run(config, out, tick))
+            runs.append(experiment.run(config, out, tick))
         write_page(name, runs, folder / name, quick)
     return write_index(folder, quick, list(seeds))
 
@@ -359,7 +366,7 @@ def _same_run(folder: Path, config: design.Config) -> bool:
         stored = design.read_summary(folder)["config"]
     except (OSError, ValueError, KeyError):
         return False
-    return stored == config.to_dict() and (folder / "data" / design.DATASET).exists()
+    return stored == config.to_dict() and (folder / design.DATA / design.RUN).exists()
 
 
 def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
@@ -375,8 +382,8 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
         disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
         wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
         lines = [c["conclusions"] for c in summaries]
-        module = experiments.load(name)
-        said = [claims(module, found, module.Config.from_dict(summary["config"]))
+        experiment = experiments.load(name)
+        said = [claims(experiment, found, experiment.config_type.from_dict(summary["config"]))
                 for found, summary in zip(runs, summaries)]
         compared = compare_claims(*said) if len(said) > 1 else []
         differ = sum(1 for *_, same in compared if not same)

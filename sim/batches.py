@@ -11,8 +11,6 @@ on a Dask cluster: both through this module's public names.
 
 from __future__ import annotations
 
-import io
-import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -174,13 +172,7 @@ def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
     frames = {"games": game_summary(rows)}
     if "rounds" in job.tables:
         frames["rounds"] = rows.drop(GAME_LEVEL)
-    out = {}
-    for table in job.tables:
-        meta = {**job.provenance, "table": table, "first_game": first, "last_game": first + count - 1}
-        buffer = io.BytesIO()
-        frames[table].write_parquet(buffer, compression="zstd", metadata={store.METADATA_KEY: json.dumps(meta)})
-        out[table] = buffer.getvalue()
-    return out
+    return {table: store.encode(frames[table], job.provenance, table, first, first + count - 1) for table in job.tables}
 
 
 

@@ -34,6 +34,7 @@ corrupt or missing batch file the same way.
 from __future__ import annotations
 
 import errno
+import io
 import json
 import logging
 import os
@@ -42,7 +43,7 @@ import secrets
 import shutil
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -51,8 +52,9 @@ from typing import Any
 import polars as pl
 
 __all__ = [
-    "FORMAT", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Survey", "Writer", "batch_name",
-    "check", "describe_ranges", "file_provenance", "games_on_disk", "load", "now", "open_dataset", "read_manifest",
+    "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Survey", "Writer",
+    "batch_name", "check", "describe_ranges", "encode", "file_provenance", "fill", "games_on_disk", "load", "now",
+    "open_dataset", "read_manifest",
 ]
 
 log = logging.getLogger(__name__)
@@ -63,7 +65,9 @@ MANIFEST = "manifest.json"
 METADATA_KEY = "rami_lab"
 """Parquet key-value metadata key holding a file's provenance (JSON)."""
 TABLES = ("rounds", "games")
-"""The tables a dataset may hold: per round and seat, per game and seat."""
+"""The tables of a simulation: per round and seat, per game and seat."""
+KNOWN_TABLES = (*TABLES, "positions")
+"""Every table a dataset may hold: a simulation's, and the positions of a fork experiment (one row per position)."""
 _TMP = ".tmp"
 _LOCK = ".lock"
 _BATCH = re.compile(r"games-(\d{12})-(\d{12})\.parquet")
@@ -156,6 +160,12 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise DatasetError(f"{file}: dataset format {manifest.get('format')!r}; this version reads format {FORMAT}")
     return manifest
+
+
+def _players(manifest: dict[str, Any]) -> int:
+    """Seats per game of a dataset's games (0 when its identity names no ruleset)."""
+    ruleset = manifest["identity"].get("ruleset")
+    return int(ruleset.get("players", 0)) if isinstance(ruleset, dict) else 0
 
 
 def _listed(manifest: dict[str, Any]) -> list[tuple[int, int]]:
@@ -341,7 +351,7 @@ def check(path: str | os.PathLike[str], thorough: bool = True) -> Survey:
     """
     root = Path(path)
     manifest = read_manifest(root)
-    return _survey(root, manifest, manifest["identity"]["ruleset"]["players"], thorough)
+    return _survey(root, manifest, _players(manifest), thorough)
 
 
 def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
@@ -352,10 +362,11 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
     path : str or path-like
         The dataset folder (what ``simulate(..., out=PATH)`` or ``rami
         simulate --out PATH`` wrote).
-    table : {"rounds", "games"}
+    table : {"rounds", "games", "positions"}
         ``"rounds"``: one row per game, round and seat (columns
         :data:`sim.api.ROUND_COLUMNS`); ``"games"``: one row per game and seat
-        (:data:`sim.api.GAME_COLUMNS`).
+        (:data:`sim.api.GAME_COLUMNS`); ``"positions"``: a fork experiment's
+        positions (:mod:`experiments.forks`).
 
     Returns
     -------
@@ -372,14 +383,14 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
         or missing (listed by the manifest): the message names each file and
         what to do (``rami info PATH`` lists every problem, one a line).
     """
-    if table not in TABLES:
-        raise ValueError(f"table must be one of {', '.join(TABLES)}, got {table!r}")
+    if table not in KNOWN_TABLES:
+        raise ValueError(f"table must be one of {', '.join(KNOWN_TABLES)}, got {table!r}")
     root = Path(path)
     manifest = read_manifest(root)
     if table not in manifest["identity"]["tables"]:
         raise DatasetError(f"{path} holds only the {', '.join(manifest['identity']['tables'])} table; "
                            f"load(path, table={manifest['identity']['tables'][0]!r})")
-    survey = _survey(root, manifest, manifest["identity"]["ruleset"]["players"], thorough=False)
+    survey = _survey(root, manifest, _players(manifest), thorough=False)
     if survey.problems:
         more = f" (and {len(survey.problems) - 1} more problems: rami info {root} lists them)" \
             if len(survey.problems) > 1 else ""
@@ -588,7 +599,7 @@ def open_dataset(path: str | os.PathLike[str], identity: dict[str, Any], run: di
     _check_target(root)
     identity = _canonical(identity)
     if root.is_dir():
-        allowed = {MANIFEST, _TMP, _LOCK, *TABLES}
+        allowed = {MANIFEST, _TMP, _LOCK, *KNOWN_TABLES}
         for entry in sorted(root.iterdir()):
             if entry.name not in allowed:
                 raise DatasetError(f"{entry}: foreign file in the output folder (not part of a results dataset); "
@@ -609,7 +620,7 @@ def _open_locked(root: Path, identity: dict[str, Any], run: dict[str, Any], play
     """The rest of :func:`open_dataset`, once the lock is held: nobody else changes the folder now."""
     manifest: dict[str, Any]
     if not (root / MANIFEST).exists():
-        if any(f.is_file() for table in TABLES if (root / table).is_dir() for f in (root / table).iterdir()):
+        if any(f.is_file() for table in KNOWN_TABLES if (root / table).is_dir() for f in (root / table).iterdir()):
             raise DatasetError(f"{root}: batch files but no {MANIFEST}; not a dataset this run can add to")
         # A new dataset, or one killed before its manifest was written: nothing of it to keep.
         manifest = {"format": FORMAT, "identity": identity, "runs": []}
@@ -619,7 +630,7 @@ def _open_locked(root: Path, identity: dict[str, Any], run: dict[str, Any], play
         reasons = _differences(manifest["identity"], identity)
         raise DatasetError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
                            f"choose another output folder, or remove this one to start again")
-    for table in TABLES:
+    for table in KNOWN_TABLES:
         if table not in identity["tables"] and (root / table).exists():
             raise DatasetError(f"{root / table}: a table this dataset does not hold")
     survey = _survey(root, manifest, players, thorough=True)
@@ -650,6 +661,80 @@ def _open_locked(root: Path, identity: dict[str, Any], run: dict[str, Any], play
     except OSError as exc:
         raise DatasetError(f"cannot write {root / MANIFEST}: {exc.strerror or exc}") from None
     return writer
+
+
+def encode(frame: pl.DataFrame, provenance: dict[str, Any], table: str, first: int, last: int) -> bytes:
+    """One batch file's bytes: ``frame`` as zstd parquet, with its provenance in the key-value metadata.
+
+    ``provenance`` is the dataset's ``{"format", "identity", "run"}``; the
+    table and the batch's inclusive game range are added, so a file copied
+    out of its folder still says what it holds.
+    """
+    meta = {**provenance, "table": table, "first_game": first, "last_game": last}
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer, compression="zstd", metadata={METADATA_KEY: json.dumps(meta)})
+    return buffer.getvalue()
+
+
+def fill(
+    path: str | os.PathLike[str],
+    identity: dict[str, Any],
+    run: dict[str, Any],
+    first_game: int,
+    n_games: int,
+    batch_size: int,
+    play: Callable[[int, int], dict[str, pl.DataFrame]],
+    progress: Callable[[int], None] | None = None,
+) -> Dataset:
+    """Play the games of ``first_game .. first_game + n_games - 1`` not yet in the dataset at ``path``, batch by batch.
+
+    The store's driver for work that is not a simulation (a fork
+    experiment's positions): ``play(first, count)`` returns one frame per
+    table of ``identity["tables"]`` for those games, and each batch is
+    written whole as it finishes, as :func:`sim.simulate` does with ``out``.
+    A run stopped at any moment keeps its finished batches; the same call
+    plays only the rest.
+
+    Parameters
+    ----------
+    path, identity, run
+        As :func:`open_dataset` (``players`` is taken from
+        ``identity["ruleset"]`` when it has one).
+    first_game, n_games, batch_size
+        The game range asked for, and games per batch file.
+    play : callable
+        ``play(first, count) -> {table: DataFrame}``; every batch's frame of
+        one table must have the same columns.
+    progress : callable, optional
+        Called with the games found on disk, then with each batch's games.
+
+    Returns
+    -------
+    Dataset
+        With ``games_played`` and ``games_found``.
+    """
+    players = _players({"identity": identity})
+    writer = open_dataset(path, identity, run, players)
+    status, found = "failed", 0
+    try:
+        provenance = {"format": FORMAT, "identity": writer.manifest["identity"], "run": run}
+        todo = writer.missing(first_game, n_games, batch_size)
+        found = n_games - sum(count for _, count in todo)
+        if progress:
+            progress(found)
+        for first, count in todo:
+            frames = play(first, count)
+            writer.write(first, count, {table: encode(frames[table], provenance, table, first, first + count - 1)
+                                        for table in writer.tables})
+            if progress:
+                progress(count)
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        manifest = writer.close(status, writer.written)
+    return Dataset(Path(path), manifest, games_played=writer.written, games_found=found)
 
 
 def games_on_disk(path: str | os.PathLike[str]) -> list[tuple[int, int]]:

@@ -211,24 +211,24 @@ def tiny_report(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("name", experiments.REPORTED)
 def test_every_experiment_runs_end_to_end_and_writes_its_page(tiny_report, name):
-    module = experiments.load(name)
-    assert module.TITLE.endswith("?")
+    experiment = experiments.load(name)
+    assert experiment.title.endswith("?") and experiment.name == name
     folder = tiny_report / name
     for seed in report.SEEDS:
         summary = design.read_summary(folder / f"seed-{seed}")
         assert summary["config"]["seed"] == seed and summary["config"]["games"] == 6
-        assert module.Config.from_dict(summary["config"]) == _tiny(report.edition_config(module, seed, True))
+        assert experiment.config_type.from_dict(summary["config"]) == _tiny(report.edition_config(experiment, seed, True))
         assert summary["conclusions"] and summary["findings"]
         for f in summary["findings"]:
             assert {"metric", "arms", "estimate", "low", "high", "unit", "games", "rounds"} <= set(f)
             assert f["unit"] == "game" and f["games"] >= 2
         rows = design.load_dataset(folder / f"seed-{seed}" / "data").collect()
         # A fork experiment keeps one row per position, from the games that offered its decision.
-        assert rows["game"].n_unique() == 6 if not hasattr(module, "FORK") else \
+        assert rows["game"].n_unique() == 6 if experiment.sequential else \
             summary["provenance"]["games"] == 6 and 2 <= rows["game"].n_unique() <= 6
     md = (folder / "index.md").read_text(encoding="utf-8")
     page = (folder / "index.html").read_text(encoding="utf-8")
-    assert md.startswith(f"# {module.TITLE}") and "## Conclusion" in md
+    assert md.startswith(f"# {experiment.title}") and "## Conclusion" in md
     assert md.index("## Conclusion") < md.index("## Findings") < md.index("## Provenance")
     assert f"rami experiment run {name} --seed 1 --games 6" in md
     assert "seed 2: estimate (95% interval)" in md and "rules version" in md
@@ -249,12 +249,12 @@ def test_rule_variants_page_writes_cards_in_card_notation(tiny_report):
 
 
 def test_two_seeds_are_compared_by_their_claims():
-    module = experiments.load("waiting_to_open")
-    config = module.Config()
-    a = report.claims(module, [_finding(3.2, 1.5, 4.9)], config)
-    assert report.compare_claims(a, report.claims(module, [_finding(2.1, 0.3, 3.9)], config))[0][3]
-    assert not report.compare_claims(a, report.claims(module, [_finding(0.8, -0.7, 2.3)], config))[0][3]
-    assert not report.compare_claims(a, report.claims(module, [_finding(-3.2, -4.9, -1.5)], config))[0][3]
+    experiment = experiments.load("waiting_to_open")
+    config = experiment.config()
+    a = report.claims(experiment, [_finding(3.2, 1.5, 4.9)], config)
+    assert report.compare_claims(a, report.claims(experiment, [_finding(2.1, 0.3, 3.9)], config))[0][3]
+    assert not report.compare_claims(a, report.claims(experiment, [_finding(0.8, -0.7, 2.3)], config))[0][3]
+    assert not report.compare_claims(a, report.claims(experiment, [_finding(-3.2, -4.9, -1.5)], config))[0][3]
 
 
 def test_seeds_that_disagree_are_flagged():
@@ -328,8 +328,10 @@ def test_the_notebook_runs_headless_on_a_tiny_dataset(tiny_report, monkeypatch):
 
 
 def test_reuse_analyses_stored_rows_again_without_playing(tiny_report):
-    data = tiny_report / "time_to_open" / "seed-1" / "data" / design.DATASET
-    before = (data.stat().st_mtime_ns, design.read_summary(data.parent.parent)["findings"])
+    run = tiny_report / "time_to_open" / "seed-1"
+    files = sorted((run / design.DATA).rglob("*.parquet"))
+    before = ([f.stat().st_mtime_ns for f in files], design.read_summary(run)["findings"])
     report.build_report(tiny_report, quick=True, names=["time_to_open"], configure=_tiny, reuse=True)
-    assert data.stat().st_mtime_ns == before[0]
-    assert design.read_summary(data.parent.parent)["findings"] == before[1]
+    assert sorted((run / design.DATA).rglob("*.parquet")) == files
+    assert [f.stat().st_mtime_ns for f in files] == before[0]
+    assert design.read_summary(run)["findings"] == before[1]

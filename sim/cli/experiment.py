@@ -29,16 +29,25 @@ OPTIONS = {"games": "--games", "seed": "--seed", "precision": "--precision"}
 
 def _experiment_folder(name: str):
     """Whether a folder holds what ``rami experiment run NAME`` writes (``summary.json`` and ``data/``)."""
+    import json
+
     from experiments import design
 
     def ours(folder: Path) -> bool:
         entries = {e.name for e in folder.iterdir()}
-        if not entries <= {design.SUMMARY, "data"}:
+        if not entries <= {design.SUMMARY, design.DATA}:
             return False
-        data = folder / "data"
-        if data.exists() and not (data.is_dir() and {e.name for e in data.iterdir()} <= {
-                design.DATASET, Path(design.DATASET).with_suffix(".tmp").name}):
-            return False
+        data = folder / design.DATA
+        if data.exists():
+            if not data.is_dir():
+                return False
+            if any(data.iterdir()):
+                try:
+                    made = json.loads((data / design.RUN).read_text(encoding="utf-8"))["experiment"]
+                except (OSError, ValueError, KeyError, TypeError):
+                    return False
+                if made != name:
+                    return False
         if design.SUMMARY not in entries:
             return True
         try:
@@ -72,7 +81,7 @@ def list_command() -> None:
     import experiments
 
     for name in experiments.EXPERIMENTS:
-        click.echo(f"{name:<18} {experiments.load(name).TITLE}")
+        click.echo(f"{name:<18} {experiments.load(name).title}")
 
 
 def _bar(quiet: bool):
@@ -95,20 +104,22 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
               out: str | None):
     """Every check of ``rami experiment run`` made before anything is written or played.
 
-    Returns the experiment module, its config and the output folder; a bad
-    value is a :class:`BadValue` naming its option (exit 2), an output folder
-    that cannot be used a ``click.ClickException`` (exit 1).
+    Returns the experiment, its config and the output folder; a bad value is
+    a :class:`BadValue` naming its option (exit 2), an output folder that
+    cannot be used (another experiment's, or the data of another config) a
+    ``click.ClickException`` (exit 1).
     """
     import experiments
+    from experiments import design
 
     if games is not None and precision is not None:
         raise click.UsageError("give --games or --precision, not both")
     try:
-        module = experiments.load(name)
+        experiment = experiments.load(name)
     except ValueError as exc:
         raise BadValue(f"NAME {name!r}: {exc}") from None
     with as_options(prefix="--set"):
-        config = module.Config().with_settings(settings)
+        config = experiment.config().with_settings(settings)
     with as_options(OPTIONS):
         config = config.replace(seed=seed)
         if games is not None:
@@ -116,13 +127,17 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
         if precision is not None:
             # The first step is the quick edition's size (or --set games=N); the mode adds games from there.
             first = config.games if any(item.strip().startswith("games=") for item in settings) else \
-                module.QUICK.get("games", config.games)
+                experiment.quick.get("games", config.games)
             config = config.replace(precision=precision, games=first)
     if getattr(config, "precision", None) is not None and config.precision < PRECISION_MIN:
         raise bad_value("--set precision=", config.precision, f"at least {PRECISION_MIN}")
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
-    return module, config, out
+    if not design.data_fits(out / design.DATA, experiment, config):
+        raise click.ClickException(
+            f"{out} holds the data of a run of {name} with another config (its {out / design.DATA / design.RUN} "
+            "says which); choose another --out, or remove that folder to start again")
+    return experiment, config, out
 
 
 @experiment_group.command("run")
@@ -138,27 +153,29 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Change one config key, e.g. --set players=3 (repeatable; lists as 2,3,4).")
 @click.option("--out", default=None, metavar="FOLDER",
-              help="Folder for summary.json and the data: new, empty, or an earlier run of the same experiment  "
+              help="Folder for summary.json and the data: new, empty, or an earlier (or unfinished) run of the same "
+                   "experiment and config, which is resumed  "
                    "[default: results/experiments/NAME/seed-S]")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def run_command(name, games, precision, seed, settings, out, quiet) -> None:
     """Run experiment NAME; print its conclusions and findings, write summary.json and the data.
 
-    Every value is checked before anything is written or played; stopped by
-    Ctrl-C, it leaves the output folder as it was.
+    Every value is checked before anything is written or played. The games
+    are written batch by batch under OUT/data: stopped by Ctrl-C or killed,
+    the same command plays only the games not yet on disk.
     """
     from experiments import wording
 
-    module, config, out = check_run(name, games, precision, seed, settings, out)
-    kept = lambda: f"{out} is as it was (an experiment writes its rows when it ends)"  # noqa: E731
+    experiment, config, out = check_run(name, games, precision, seed, settings, out)
+    kept = lambda: f"the finished batches are kept in {out}; the same command plays only the rest"  # noqa: E731
     with made_folder(out, kept):
         bar, update = _bar(quiet)
         try:
             with bar:
-                results = module.run(config, out, update)
+                results = experiment.run(config, out, update)
         except (ValueError, NotImplementedError) as exc:
             raise click.ClickException(in_option_words(str(exc), OPTIONS)) from exc
-    click.echo(module.TITLE)
+    click.echo(experiment.title)
     for line in results.conclusions:
         click.echo(f"  - {line}")
     click.echo("findings (estimate, 95% interval over games):")
@@ -194,22 +211,22 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
 @click.option("--only", multiple=True, metavar="NAME",
               help="Run only this experiment (repeatable; `rami experiment list` names them).")
 @click.option("--reuse", is_flag=True,
-              help="Where the edition already holds the rows of a run with the same config, analyse them again "
-                   "instead of playing the games (after a change of analysis or wording, or to go on after "
-                   "Ctrl-C).")
+              help="Where a run of the same config finished (its summary.json is there), analyse its rows again "
+                   "without checking its datasets (after a change of analysis or wording). Without it too, a run "
+                   "plays only the games not yet on disk.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def report_command(quick, out, only, reuse, quiet) -> None:
     """Run every experiment at two seeds and write readable reports (Markdown and HTML) with an index.
 
     Every value is checked before anything is written or played. Each run's
-    rows are written as it ends: stopped by Ctrl-C, the same command with
-    --reuse analyses the finished runs instead of playing them again.
+    games are written batch by batch: stopped by Ctrl-C or killed, the same
+    command plays only the games not yet on disk.
     """
     from experiments import report
 
     names, out = check_report(quick, out, only)
-    kept = lambda: (f"the finished runs are kept in {out}; the same command with --reuse analyses them "  # noqa: E731
-                    "instead of playing them again")
+    kept = lambda: (f"the finished batches are kept in {out}; the same command plays only the rest"  # noqa: E731
+                    )
     with made_folder(out, kept):
         bar, update = _bar(quiet)
         with bar:

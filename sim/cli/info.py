@@ -45,7 +45,9 @@ def _run_lines(run: dict[str, Any]) -> list[str]:
 def info_command(path: Path, as_json: bool) -> None:
     """Say what made the results dataset PATH: rules, strategies, seed, runs, versions.
 
-    PATH may also be one batch file of a dataset (its parquet metadata).
+    PATH may also be one batch file of a dataset (its parquet metadata), or
+    the folder of an experiment's run (``rami experiment run``, a report's
+    ``seed-N``): then each of its datasets is described and checked.
     Every batch file is checked (its parquet footer and provenance, and
     every batch the manifest lists is there): each problem is one line on
     stderr, naming the file and what to do, and the exit code is then 1.
@@ -65,6 +67,9 @@ def info_command(path: Path, as_json: bool) -> None:
             click.echo(f"{path}: table {meta['table']}, games {meta['first_game']:,}..{meta['last_game']:,}")
             for line in _identity_lines(meta["identity"]) + _run_lines({**meta["run"], "status": "written by"}):
                 click.echo(line)
+            return
+        if not (path / store.MANIFEST).exists() and _experiment_data(path) is not None:
+            _describe_experiment(path, as_json)
             return
         manifest = store.read_manifest(path)
         survey = store.check(path)
@@ -101,3 +106,61 @@ def _describe(path: Path, manifest: dict[str, Any], survey: Any) -> None:
     for run in manifest["runs"]:
         for line in _run_lines(run):
             click.echo(line)
+
+
+RUN = "experiment.json"
+"""What an experiment's ``data`` folder holds besides its datasets (written by :mod:`experiments.design`)."""
+
+
+def _experiment_data(path: Path) -> Path | None:
+    """The ``data`` folder of an experiment's run at ``path`` (the run's folder or its ``data``), or None."""
+    for data in (path / "data", path):
+        if (data / RUN).is_file():
+            return data
+    return None
+
+
+def _describe_experiment(path: Path, as_json: bool) -> None:
+    """Describe an experiment's run: what made it, whether it finished, and each of its datasets, checked."""
+    from sim import store
+
+    data = _experiment_data(path)
+    assert data is not None
+    try:
+        made = json.loads((data / RUN).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(f"{data / RUN}: damaged ({exc}); remove the run's folder to start again") from exc
+    datasets = sorted(m.parent for m in data.rglob(store.MANIFEST))
+    summary_file = data.parent / "summary.json"
+    try:
+        summary = json.loads(summary_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = None
+    problems: list[str] = []
+    described = []
+    for folder in datasets:
+        try:
+            survey = store.check(folder)
+        except store.DatasetError as exc:
+            problems.append(str(exc))
+            continue
+        problems += survey.problems
+        games = sum(b - a + 1 for a, b in survey.done)
+        described.append((folder, games, store.describe_ranges(store.games_on_disk(folder))))
+    if as_json:
+        click.echo(json.dumps({"experiment": made, "finished": summary is not None,
+                               "datasets": [{"path": str(f), "games": g} for f, g, _ in described]}, indent=2))
+    else:
+        config = " ".join(f"{k}={json.dumps(v)}" for k, v in made.get("config", {}).items())
+        state = (f"finished: {summary['provenance']['games']:,} games a part analysed, summary.json beside it"
+                 if summary else "not finished (no summary.json): the same command plays only the games not on disk")
+        click.echo(f"{data.parent}: run of experiment {made.get('experiment')}, {len(datasets)} results datasets")
+        click.echo(f"config      {config}")
+        click.echo(f"package     rami-lab {made.get('package_version')} (rules version {made.get('rules_version')})")
+        click.echo(f"state       {state}")
+        for folder, games, ranges in described:
+            click.echo(f"  {folder.relative_to(data)}: {games:,} games on disk ({ranges})")
+    for problem in problems:
+        click.echo(f"Error: {problem}", err=True)
+    if problems:
+        raise click.exceptions.Exit(1)
