@@ -222,13 +222,18 @@ def test_a_refused_or_interrupted_command_leaves_no_folder_it_made(tmp_path):
 
 def test_an_earlier_output_of_the_same_command_is_accepted(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    import experiments
+    from experiments import design
+
     run = tmp_path / "run"
-    (run / "data").mkdir(parents=True)
-    (run / "data" / "rounds.parquet").write_bytes(b"")
+    may_i = experiments.load("may_i")
+    design.claim_data(run / "data", may_i, may_i.config(seed=1))
     (run / "summary.json").write_text('{"experiment": "may_i"}')
     assert check_run("may_i", None, None, 1, (), "run")[2] == Path("run")
     with pytest.raises(click.ClickException, match="not a run of experiment waiting_to_open"):
         check_run("waiting_to_open", None, None, 1, (), "run")  # another experiment's run
+    with pytest.raises(click.ClickException, match="holds the data of a run of may_i with another config"):
+        check_run("may_i", None, None, 2, (), "run")  # the same experiment at another seed
     edition = tmp_path / "edition"
     (edition / "may_i" / "seed-1").mkdir(parents=True)
     assert check_report(True, "edition", ("may_i", "may_i")) == (["may_i"], Path("edition"))
@@ -241,7 +246,7 @@ def test_an_earlier_output_of_the_same_command_is_accepted(tmp_path, monkeypatch
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="needs SIGINT")
-def test_ctrl_c_during_an_experiment_exits_130_with_one_line_and_no_empty_folder(tmp_path):
+def test_ctrl_c_during_an_experiment_exits_130_with_one_line_and_keeps_what_it_played(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "sim", *RUN, "--games", "4000", "--out", "exp/run", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -254,8 +259,11 @@ def test_ctrl_c_during_an_experiment_exits_130_with_one_line_and_no_empty_folder
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 130, err
     lines = [line for line in err.splitlines() if not line.startswith("compiling")]
-    assert lines == ["Error: interrupted: nothing was kept"], err
-    assert tree(tmp_path) == []
+    assert lines == ["Error: interrupted: the finished batches are kept in exp/run; the same command plays only "
+                     "the rest"], err
+    info = subprocess.run([sys.executable, "-m", "sim", "info", "exp/run"], capture_output=True, text=True,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert info.returncode == 0 and "not finished" in info.stdout, info.stdout + info.stderr
 
 
 # --------------------------------------------------------------- Python API
