@@ -89,6 +89,14 @@ def test_a_tournament_on_disk_ranks_again_from_its_datasets_and_resumes(tmp_path
     assert resumed.table().equals(first.table())
     with pytest.raises(ValueError, match="other settings"):
         tournament.tournament(["random", "greedy"], "basic", games=40, resamples=50, out=tmp_path / "t")
+    # rami info describes the tournament and checks each of its datasets.
+    info = CliRunner().invoke(main, ["info", str(tmp_path / "t")])
+    assert info.exit_code == 0, info.output
+    assert "tournament of 3 results datasets" in info.output and "table-1/rotation-2: 40 games on disk" in info.output
+    victim = next((tmp_path / "t" / "table-1" / "rotation-0" / "games").glob("*.parquet"))
+    victim.write_bytes(b"PAR1")
+    damaged = CliRunner().invoke(main, ["info", str(tmp_path / "t")])
+    assert damaged.exit_code == 1 and victim.name in damaged.output
 
 
 def test_a_comparison_saves_its_looks_and_words_its_verdicts(tmp_path):
@@ -214,6 +222,10 @@ def test_an_interrupted_tune_resumes_without_losing_a_finished_trial(tmp_path):
     # The trial killed mid-evaluation is marked failed and its point evaluated again first.
     assert [t.params["near_weight"] for t in study.trials if t.state == TrialState.FAIL] == interrupted
     assert calls[0] == interrupted[0]
+    # rami info sums the search up from its study file.
+    info = CliRunner().invoke(main, ["info", str(tmp_path)])
+    assert info.exit_code == 0, info.output
+    assert f"trials {len(finished) + 3} complete, 1 fail" in info.output and "best -" in info.output
 
 
 def test_resuming_with_another_config_is_refused(tmp_path):

@@ -45,9 +45,11 @@ def _run_lines(run: dict[str, Any]) -> list[str]:
 def info_command(path: Path, as_json: bool) -> None:
     """Say what made the results dataset PATH: rules, strategies, seed, runs, versions.
 
-    PATH may also be one batch file of a dataset (its parquet metadata), or
-    the folder of an experiment's run (``rami experiment run``, a report's
-    ``seed-N``): then each of its datasets is described and checked.
+    PATH may also be one batch file of a dataset (its parquet metadata); the
+    folder of an experiment's run (``rami experiment run``, a report's
+    ``seed-N``) or of a tournament, whose datasets are each described and
+    checked; or the folder of a tuning run (``rami tune``), whose search is
+    summed up from its study file.
     Every batch file is checked (its parquet footer and provenance, and
     every batch the manifest lists is there): each problem is one line on
     stderr, naming the file and what to do, and the exit code is then 1.
@@ -68,9 +70,16 @@ def info_command(path: Path, as_json: bool) -> None:
             for line in _identity_lines(meta["identity"]) + _run_lines({**meta["run"], "status": "written by"}):
                 click.echo(line)
             return
-        if not (path / store.MANIFEST).exists() and _experiment_data(path) is not None:
-            _describe_experiment(path, as_json)
-            return
+        if not (path / store.MANIFEST).exists():
+            if _experiment_data(path) is not None:
+                _describe_experiment(path, as_json)
+                return
+            if (path / STUDY).is_file():
+                _describe_study(path / STUDY, as_json)
+                return
+            if any(path.rglob(store.MANIFEST)):
+                _describe_folder(path, as_json)
+                return
         manifest = store.read_manifest(path)
         survey = store.check(path)
         if as_json:
@@ -120,25 +129,12 @@ def _experiment_data(path: Path) -> Path | None:
     return None
 
 
-def _describe_experiment(path: Path, as_json: bool) -> None:
-    """Describe an experiment's run: what made it, whether it finished, and each of its datasets, checked."""
+def _survey_datasets(root: Path) -> tuple[list[tuple[Path, int, str]], list[str]]:
+    """Every results dataset under ``root``: (folder, games on disk, their ranges), and every problem found."""
     from sim import store
 
-    data = _experiment_data(path)
-    assert data is not None
-    try:
-        made = json.loads((data / RUN).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise click.ClickException(f"{data / RUN}: damaged ({exc}); remove the run's folder to start again") from exc
-    datasets = sorted(m.parent for m in data.rglob(store.MANIFEST))
-    summary_file = data.parent / "summary.json"
-    try:
-        summary = json.loads(summary_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        summary = None
-    problems: list[str] = []
-    described = []
-    for folder in datasets:
+    described, problems = [], []
+    for folder in sorted(m.parent for m in root.rglob(store.MANIFEST)):
         try:
             survey = store.check(folder)
         except store.DatasetError as exc:
@@ -147,6 +143,29 @@ def _describe_experiment(path: Path, as_json: bool) -> None:
         problems += survey.problems
         games = sum(b - a + 1 for a, b in survey.done)
         described.append((folder, games, store.describe_ranges(store.games_on_disk(folder))))
+    return described, problems
+
+
+def _end(problems: list[str]) -> None:
+    for problem in problems:
+        click.echo(f"Error: {problem}", err=True)
+    if problems:
+        raise click.exceptions.Exit(1)
+
+
+def _describe_experiment(path: Path, as_json: bool) -> None:
+    """Describe an experiment's run: what made it, whether it finished, and each of its datasets, checked."""
+    data = _experiment_data(path)
+    assert data is not None
+    try:
+        made = json.loads((data / RUN).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.ClickException(f"{data / RUN}: damaged ({exc}); remove the run's folder to start again") from exc
+    try:
+        summary = json.loads((data.parent / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = None
+    described, problems = _survey_datasets(data)
     if as_json:
         click.echo(json.dumps({"experiment": made, "finished": summary is not None,
                                "datasets": [{"path": str(f), "games": g} for f, g, _ in described]}, indent=2))
@@ -154,13 +173,66 @@ def _describe_experiment(path: Path, as_json: bool) -> None:
         config = " ".join(f"{k}={json.dumps(v)}" for k, v in made.get("config", {}).items())
         state = (f"finished: {summary['provenance']['games']:,} games a part analysed, summary.json beside it"
                  if summary else "not finished (no summary.json): the same command plays only the games not on disk")
-        click.echo(f"{data.parent}: run of experiment {made.get('experiment')}, {len(datasets)} results datasets")
+        click.echo(f"{data.parent}: run of experiment {made.get('experiment')}, {len(described)} results datasets")
         click.echo(f"config      {config}")
         click.echo(f"package     rami-lab {made.get('package_version')} (rules version {made.get('rules_version')})")
         click.echo(f"state       {state}")
         for folder, games, ranges in described:
             click.echo(f"  {folder.relative_to(data)}: {games:,} games on disk ({ranges})")
-    for problem in problems:
-        click.echo(f"Error: {problem}", err=True)
-    if problems:
-        raise click.exceptions.Exit(1)
+    _end(problems)
+
+
+def _describe_folder(path: Path, as_json: bool) -> None:
+    """Describe a folder of results datasets (a tournament's): its settings file if any, and each dataset, checked."""
+    described, problems = _survey_datasets(path)
+    settings = None
+    for name in ("tournament.json",):
+        try:
+            settings = json.loads((path / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    if as_json:
+        click.echo(json.dumps({"settings": settings,
+                               "datasets": [{"path": str(f), "games": g} for f, g, _ in described]}, indent=2))
+    else:
+        what = "tournament" if settings is not None else "folder"
+        click.echo(f"{path}: {what} of {len(described)} results datasets")
+        if settings is not None:
+            click.echo("settings    " + " ".join(f"{k}={json.dumps(v)}" for k, v in settings.items()))
+        for folder, games, ranges in described:
+            click.echo(f"  {folder.relative_to(path)}: {games:,} games on disk ({ranges})")
+    _end(problems)
+
+
+STUDY = "study.db"
+"""The SQLite file of a tuning run's search (``rami tune``), beside its report."""
+
+
+def _describe_study(file: Path, as_json: bool) -> None:
+    """Sum up a tuning run's search from its study file: the trials by state, the best, what it resumes from."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{file}?mode=ro", uri=True) as db:
+            studies = db.execute("SELECT study_id, study_name FROM studies").fetchall()
+            rows = []
+            for study_id, name in studies:
+                states = dict(db.execute("SELECT state, COUNT(*) FROM trials WHERE study_id = ? GROUP BY state",
+                                         (study_id,)).fetchall())
+                best = db.execute("SELECT MAX(v.value) FROM trial_values v JOIN trials t ON v.trial_id = t.trial_id "
+                                  "WHERE t.study_id = ? AND t.state = 'COMPLETE'", (study_id,)).fetchone()[0]
+                rows.append({"study": name, "trials": {str(k).lower(): v for k, v in states.items()},
+                             "best_gain": best})
+    except sqlite3.Error as exc:
+        raise click.ClickException(f"{file}: not a readable tuning study ({exc}); run the tune again with another "
+                                   "--study") from exc
+    if as_json:
+        click.echo(json.dumps({"study_file": str(file), "studies": rows}, indent=2))
+        return
+    click.echo(f"{file.parent}: tuning run (rami tune), study file {file.name}")
+    for row in rows:
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(row["trials"].items())) or "no trial yet"
+        best = "none yet" if row["best_gain"] is None else f"{row['best_gain']:+.3f} (the search's value: biased "
+        best += "upward by the selection; the report re-evaluates it)" if row["best_gain"] is not None else ""
+        click.echo(f"  study {row['study']}: trials {counts}; best {best}")
+    click.echo("  an interrupted tune resumes from this file: the same command (finished trials are not played again)")
