@@ -67,6 +67,7 @@ Rami contrat (docs/rules.md section 6 and items 26 to 31):
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -114,6 +115,14 @@ def _run_card(position: int, suit: int) -> Card:
 
 
 # ----------------------------------------------------------------- table melds
+@functools.lru_cache(maxsize=4096)
+def _meld_text(meld_id: int, kind: str, suit: int, low: int, high: int, joker_at: int | None, rank: int,
+               suits: tuple[int, ...], joker: bool) -> str:
+    """``meld ID (cards)`` for a meld in this state (see :meth:`_Meld.text`)."""
+    meld = _Meld(meld_id, kind, suit, low, high, joker_at, rank, set(suits), joker)
+    return f"meld {meld_id} ({format_cards(meld.codes())})"
+
+
 @dataclass
 class _Meld:
     """One meld on the table.
@@ -174,7 +183,10 @@ class _Meld:
         return [s for s in range(4) if s not in self.suits]
 
     def text(self) -> str:
-        return f"meld {self.id} ({format_cards(self.codes())})"
+        # Every refusal message names the meld, and whether the table still takes a card is asked of all 54
+        # cards at every action of a contrat deal: the notation is made once per state of the meld.
+        return _meld_text(self.id, self.kind, self.suit, self.low, self.high, self.joker_at, self.rank,
+                          tuple(sorted(self.suits)), self.joker)
 
     # ------------------------------------------------------------ additions
     def end_card(self, end: str, ace_high: bool) -> tuple[Card | None, str]:
@@ -310,6 +322,7 @@ class _Replay:
         self.rounds_played = 0
         self.round_log: list[dict[str, Any]] = []
         self.full_deck: Counter = Counter()
+        self.sorted_deck: list[Card] = []
         self.result: dict[str, Any] = {}
 
     # -------------------------------------------------------------- driving
@@ -404,6 +417,7 @@ class _Replay:
             _fail(f"max_rounds = {self.max_rounds!r} must be a whole number of at least 1")
         self.totals = [0] * self.r.players
         self.full_deck = Counter(deck(self.r.decks, self.r.n_jokers))
+        self.sorted_deck = sorted(self.full_deck.elements())
         self.phase = "between_rounds"
 
     def game_result(self) -> tuple[bool, list[int]]:
@@ -503,11 +517,16 @@ class _Replay:
     def check_cards(self) -> None:
         """Every card of the deck is in exactly one place: stock, pile, a hand or a table meld."""
         rnd = self.round
-        present = Counter(rnd.stock) + Counter(rnd.pile)
+        every = [*rnd.stock, *rnd.pile]
         for hand in rnd.hands:
-            present.update(hand)
+            every += hand.elements()
         for meld in rnd.melds.values():
-            present.update(meld.codes())
+            every += meld.codes()
+        # Asked after every event: the sorted codes are compared at C speed, the counts only to name a loss.
+        every.sort()
+        if every == self.sorted_deck:
+            return
+        present = Counter(every)
         if present != self.full_deck:
             missing = self.full_deck - present
             extra = present - self.full_deck
