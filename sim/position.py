@@ -256,9 +256,15 @@ class Position:
             target, phase = events[deal:index], K.PH_END
         else:
             target, phase = events[deal:index], _EVENT_DECISION[kind]
+        got: list[dict[str, Any]] = []
+        converted = 0
         while True:
             position._advance(-2)
-            got = position.events
+            # Each step writes whole events: only its new rows are read into dicts (reading every event again
+            # at every step made a replay quadratic in the round's length).
+            written = int(position._g[G_NEV])
+            got += events_to_dicts(position._ev[converted:written], r.players)
+            converted = written
             if got != target[: len(got)]:
                 at = next(i for i, (a, b) in enumerate(zip(got, target)) if a != b) if len(got) <= len(target) \
                     else len(target)
@@ -267,6 +273,9 @@ class Position:
                                  f"the engine plays {got[at]}")
             stage = int(position._ts[K.TS_PHASE])
             if len(got) == len(target) and (phase < 0 or stage == phase):
+                if position.events != target:  # the events read step by step are the round's events read whole
+                    raise ValueError(f"the trace cannot be replayed: its events read again differ from the trace's "
+                                     f"before event {index}")
                 return position
             if stage == K.PH_END:
                 raise ValueError(f"the trace cannot be replayed: the engine ends round {rnd} before event {index}")
