@@ -230,6 +230,9 @@ class Position:
         allowed = ("deal", "restock", "blocked", *_EVENT_DECISION)
         if kind not in allowed:
             raise ValueError(f"event {index} is a {kind}, not a decision: give a {', '.join(allowed)} event")
+        if kind in ("meld", "add") and events[index - 1].get("type") == "recover":
+            raise ValueError(f"event {index} lays again the joker that the recovery of event {index - 1} took back: "
+                             f"it is part of that decision, not one of its own; give event {index - 1}")
         deal = next(i for i in range(index, -1, -1) if events[i].get("type") in ("deal", "game_start"))
         try:
             r = rules_lib.Ruleset(**head["ruleset"])

@@ -197,6 +197,38 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
 
 
 @entry
+def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
+    """Play on to the round's end untraced, as ``advance(..., -1)`` does, in less time.
+
+    The turn under way is finished one decision at a time; the turns after
+    it are played whole by :func:`sim.engine.turn.play_turn`, as
+    :func:`sim.engine.round.play_round` plays them: the same steps and the
+    same draws from the same streams (the tests hold the two ways to the
+    same events), without writing each decision into ``ts`` and reading it
+    back. A rollout spends most of its time here. Ends in ``PH_END`` with
+    the round's last ``TS_STATUS``, so :func:`round_result` reads it as
+    after :func:`advance`.
+    """
+    while True:
+        phase = ts[TS_PHASE]
+        if phase == PH_END:
+            if ts[TS_STATUS] != T.TURN_NEXT:
+                return
+            break
+        if phase == PH_START:
+            break
+        choice = decide(rules, st, g, kinds, params, policy_rng, ts)
+        play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+    seat = (g[G_FIRST] + g[G_TURN]) % rules.players
+    while True:
+        status = T.play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws)
+        if status != T.TURN_NEXT:
+            _end(ts, status)
+            return
+        seat = seat + 1 if seat + 1 < rules.players else 0
+
+
+@entry
 def round_result(rules, st, g, ev, ts):
     """``(winner, blocked, rami_sec, points)`` of a round the machine has played to its end.
 

@@ -187,7 +187,7 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
             branch_policy[:] = policy_rng
             branch_deck[:] = deck_rng
             K.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
-            K.advance(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch, -1)
+            K.finish_round(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch)
             winner, _, _, round_points = K.round_result(rules, branch, g_branch, ev, ts_branch)
             points[j, t] = round_points[seat]
             went_out[j, t] = winner == seat
