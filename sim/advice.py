@@ -241,7 +241,7 @@ class Advice:
             if self.opened:
                 return f"contract ({what}) laid already"
             verdict = "the hand can lay it" if self.contract_ready else "the hand cannot lay it yet"
-            return f"contract of deal {self.round % 7 + 1}: {what}; {verdict}"
+            return f"contract of deal {rules.contract_deal(self.round)}: {what}; {verdict}"
         if self.opened:
             return f"opened already (best opening of the hand {self.opening})"
         if not self.threshold:
@@ -526,8 +526,8 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     opened = seen.opened[seat]
     contract = contract_ready = opening = threshold = None
     if r.game == "contrat":
-        contract = r.contract(rnd % 7 + 1)
-        contract_ready = rules.meets_contract(after_draw, rnd % 7 + 1, r)
+        contract = r.contract(rules.contract_deal(rnd))
+        contract_ready = rules.meets_contract(after_draw, rules.contract_deal(rnd), r)
     else:
         opening = rules.best_opening(after_draw, r)
         threshold = int(seen.view[V_THRESHOLD])
