@@ -28,7 +28,8 @@ def compiled_contract(hand, deal, r=CONTRAT):
     n = M.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
     sets, runs = r.contract(deal)
     out = np.empty(64, dtype=np.int64)
-    cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, deal == 7, -1, len(hand), out, M.workspace())
+    whole = deal == rules.WHOLE_HAND_DEAL
+    cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, len(hand), out, M.workspace())
     return cards_laid
 
 

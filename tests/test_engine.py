@@ -125,15 +125,15 @@ def test_contract_ruled_out_matches_the_contract_search_first_tests():
     scratch = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
     ws = M.workspace()
     out = np.empty(64, dtype=np.int64)
-    contracts = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)]
+    contrat = rules.preset("contrat")
     found = 0
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(6, 26)), replace=False)]
         lo, hi, jk = M.hand_words(hand)
         min_run, ace_high = (4 if i % 3 else 3), bool(i % 5)
-        deal = i % 7
-        sets, runs = contracts[deal]
-        whole = deal == 6
+        deal = rules.contract_deal(i)
+        sets, runs = contrat.contract(deal)
+        whole = deal == rules.WHOLE_HAND_DEAL
         n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         n_sets, n_runs, useful = M._contract_melds(n, c_mask, c_info, ws)
         expected = (whole and ((int(lo) & ~int(useful)) != 0 or (sets == 0 and M._suits(lo) > runs))) or not (
