@@ -307,6 +307,19 @@ def test_different_seeds_differ_and_columns_are_documented():
     assert set(a["rules_version"].unique()) == {rules.RULES_VERSION}
 
 
+def test_the_random_streams_have_distinct_fixed_purposes():
+    # Every stream of a game or a rollout trial is seeded by derive_seed
+    # with its purpose last: two purposes sharing a number would make two
+    # streams one. The numbers are pinned: every recorded result depends on them.
+    from sim.engine import rng as RNG
+
+    named = {name: getattr(RNG, name) for name in dir(RNG) if name.startswith("STREAM_")}
+    assert sorted(named.values()) == sorted(RNG.STREAMS)
+    assert len(set(RNG.STREAMS)) == len(RNG.STREAMS)
+    assert named == {"STREAM_SEAT_POLICY": 1, "STREAM_DECK": 2, "STREAM_ROLLOUT_SEAT_POLICY": 3,
+                     "STREAM_ROLLOUT_DECK": 4, "STREAM_ROLLOUT_DEAL": 5}
+
+
 def test_result_frame_is_consistent():
     df = sim.simulate("rami51", ["greedy", "random", "greedy", "random"], n_games=40, seed=3)
     per_round = df.group_by("game", "round").agg(
