@@ -21,7 +21,7 @@ from sim.engine import position as K
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
 from sim.engine.layout import PUB_PILE, PUB_TABLE
-from sim.engine.melds import JOKER, ZERO, workspace
+from sim.engine.melds import JOKER, ZERO, bit, workspace
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
 from sim.engine.round import make_buffers
 from sim.engine.state import (
@@ -99,7 +99,7 @@ def redeal(rules, st, g, seat, known, rng, pool):
     counts[JOKER] = rules.jokers
     lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
     for c in range(52):
-        b = np.uint64(1) << np.uint64(c)
+        b = bit(c)
         if lo & b:
             counts[c] -= 1
         if hi & b:
