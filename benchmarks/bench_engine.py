@@ -59,7 +59,8 @@ import numpy as np
 from numba import njit
 
 import sim
-from sim.engine.melds import best_opening_points, hand_words
+from sim.engine.hand import hand_words
+from sim.engine.melds import best_opening_points
 
 
 def rate(ruleset: str, strategies: list[str], n_games: int, workers: int) -> tuple[float, float, int]:

@@ -23,6 +23,7 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules
 from sim.engine import melds as M
+from sim.engine.hand import hand_words
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
@@ -241,7 +242,7 @@ class Advice:
             if self.opened:
                 return f"contract ({what}) laid already"
             verdict = "the hand can lay it" if self.contract_ready else "the hand cannot lay it yet"
-            return f"contract of deal {self.round % 7 + 1}: {what}; {verdict}"
+            return f"contract of deal {rules.contract_deal(self.round)}: {what}; {verdict}"
         if self.opened:
             return f"opened already (best opening of the hand {self.opening})"
         if not self.threshold:
@@ -315,20 +316,6 @@ def describe(event: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- the position
 
 
-def _masks(hand: Sequence[int]) -> tuple[np.uint64, np.uint64, int]:
-    """The engine's hand words ``(lo, hi, jokers)`` of a list of card codes."""
-    lo = hi = 0
-    jk = 0
-    for c in hand:
-        if c == int(cardlib.JOKER):
-            jk += 1
-        elif lo >> c & 1:
-            hi |= 1 << c
-        else:
-            lo |= 1 << c
-    return np.uint64(lo), np.uint64(hi), jk
-
-
 def _locate(events: Sequence[dict[str, Any]], index: int) -> tuple[int, int, int]:
     """``(deal index, turn, start)`` of the turn that contains event ``index``."""
     if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
@@ -388,7 +375,7 @@ def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: ru
     if not pile:
         return DrawReason(source, card, None, False, False, False, 0.0)
     top = int(pile[-1])
-    lo, hi, jk = _masks([int(c) for c in cardlib.parse(seen.hand)])
+    lo, hi, jk = hand_words([int(c) for c in cardlib.parse(seen.hand)])
     view = seen.view
     if top == int(cardlib.JOKER):
         completes = bool(M.joker_in_meld(lo, r.min_run, r.ace_high))
@@ -407,7 +394,7 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
     """Every legal discard at the discard decision ``at``, weighed as ``choose_discard`` does."""
     seen = at.observe(seat)
     hand = [int(c) for c in cardlib.parse(seen.hand)]
-    lo_w, hi_w, _ = _masks(hand)
+    lo_w, hi_w, _ = hand_words(hand)
     pub, view = seen.pub, seen.view
     table_mask, joker_fits = int(view[V_ACCEPT]), view[V_ACCEPT_JOKER] == 1
     can_add = seen.opened[seat] or r.add_before_opening
@@ -526,8 +513,8 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     opened = seen.opened[seat]
     contract = contract_ready = opening = threshold = None
     if r.game == "contrat":
-        contract = r.contract(rnd % 7 + 1)
-        contract_ready = rules.meets_contract(after_draw, rnd % 7 + 1, r)
+        contract = r.contract(rules.contract_deal(rnd))
+        contract_ready = rules.meets_contract(after_draw, rules.contract_deal(rnd), r)
     else:
         opening = rules.best_opening(after_draw, r)
         threshold = int(seen.view[V_THRESHOLD])

@@ -19,7 +19,7 @@ import polars as pl
 
 from sim import store
 from sim.engine import play as E
-from sim.rules import BLOCKED_REASONS, RULES_VERSION
+from sim.rules import BLOCKED_REASONS, RULES_VERSION, contract_deal
 
 __all__ = [
     "BLOCKED", "Batches", "GAME_COLUMNS", "GAME_LEVEL", "RESULT_COLUMNS", "ROUND_COLUMNS", "batch_files", "fixed_rows",
@@ -216,7 +216,7 @@ def frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, l
         else:
             data[name] = values
     rows = len(data["round"])
-    data["contract"] = pl.Series("contract", (data["round"] % 7 + 1).astype(np.int8)) if game == "contrat" else \
+    data["contract"] = pl.Series("contract", contract_deal(data["round"]).astype(np.int8)) if game == "contrat" else \
         pl.Series("contract", [], dtype=pl.Int8).extend_constant(None, rows)
     index = data["seat"]
     if rotate:

@@ -37,6 +37,7 @@ from sim.api import resolve, scripted_deal
 from sim.engine import melds as M
 from sim.engine import play as E
 from sim.engine import position as K
+from sim.engine.hand import hand_codes
 from sim.engine.layout import (
     A_P1,
     A_P2,
@@ -114,14 +115,6 @@ class RoundOutcome:
     rami_sec: bool
     points: tuple[int, ...]
     events: tuple[dict[str, Any], ...]
-
-
-def _codes(lo: Any, hi: Any, jk: Any) -> list[int]:
-    lo, hi = int(lo), int(hi)
-    codes = []
-    for c in range(52):
-        codes += [c] * ((lo >> c & 1) + (hi >> c & 1))
-    return codes + [int(cardlib.JOKER)] * int(jk)
 
 
 def _text(code: int) -> str:
@@ -313,7 +306,7 @@ class Position:
     def hand(self, seat: int) -> str:
         """The hand of ``seat`` in card notation (hidden from the others: see :meth:`observe`)."""
         st = self._st
-        return cardlib.format(_codes(st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]))
+        return cardlib.format(hand_codes(st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]))
 
     def stock(self) -> str:
         """The stock, top card first (hidden from every seat)."""

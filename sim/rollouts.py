@@ -48,6 +48,7 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.engine import rollout as RK
+from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
 from sim.position import Position
@@ -165,7 +166,8 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     """
     after = position.copy()
     pool = np.zeros(MAX_CARDS, dtype=np.int64)
-    rng = np.array([RK.derive_seed(np.uint64(seed), trial, 0, 5)], dtype=np.uint64)
+    # The stream run_trials re-deals trial ``trial`` with, so the position is that trial's.
+    rng = np.array([derive_seed(np.uint64(seed), trial, 0, STREAM_ROLLOUT_DEAL)], dtype=np.uint64)
     state = after.kernel_state()
     RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool)
     return after

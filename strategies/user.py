@@ -45,6 +45,7 @@ import numpy as np
 
 from sim.cards import Card
 from sim.engine import callbacks
+from sim.engine.hand import hand_codes
 from sim.engine import policies as P
 
 __all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "register"]
@@ -188,10 +189,7 @@ def register(name: str, policy: PythonPolicy, description: str = "") -> None:
 
 
 def _view(lo, hi, view, pub) -> View:
-    hand = []
-    for c in range(52):
-        hand += [Card(c)] * (int(lo) >> c & 1) + [Card(c)] * (int(hi) >> c & 1)
-    hand += [Card(52)] * int(view[P.V_JOKERS])
+    hand = [Card(c) for c in hand_codes(lo, hi, view[P.V_JOKERS])]
     return View(
         seat=int(view[P.V_SEAT]),
         next_seat=int(view[P.V_NEXT]),
@@ -201,7 +199,7 @@ def _view(lo, hi, view, pub) -> View:
         stock=int(view[P.V_STOCK]),
         table=pub[P.PUB_TABLE].copy(),
         pile=pub[P.PUB_PILE].copy(),
-        table_takes=[Card(c) for c in range(52) if int(view[P.V_ACCEPT]) >> c & 1],
+        table_takes=[Card(c) for c in hand_codes(view[P.V_ACCEPT])],
         table_takes_joker=bool(view[P.V_ACCEPT_JOKER]),
         took=pub[P.PUB_TOOK : P.PUB_TOOK + 6].copy(),
         opened_seats=pub[P.PUB_OPENED, :6].copy(),

@@ -11,6 +11,7 @@ import pytest
 import sim
 from sim import cards, rules
 from sim.engine import melds as M
+from sim.engine.hand import hand_words
 from sim.rules.replay import check_trace
 
 CONTRAT = rules.preset("contrat")
@@ -22,13 +23,14 @@ def compiled_contract(hand, deal, r=CONTRAT):
     It calls the meld kernels directly, on purpose: the search's contract is
     checked on the rule book's hands, which no public call reaches one by one.
     """
-    lo, hi, jk = M.hand_words(hand)
+    lo, hi, jk = hand_words(hand)
     c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
     c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
     n = M.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
     sets, runs = r.contract(deal)
     out = np.empty(64, dtype=np.int64)
-    cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, deal == 7, -1, len(hand), out, M.workspace())
+    whole = deal == rules.WHOLE_HAND_DEAL
+    cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, len(hand), out, M.workspace())
     return cards_laid
 
 

@@ -14,6 +14,7 @@ import pytest
 import sim
 from sim import cards, rules
 from sim.engine import melds as M
+from sim.engine.hand import hand_words
 from sim.position import Position
 from sim.rollouts import redeal
 from sim.rules.replay import check_trace
@@ -50,7 +51,7 @@ def test_compiled_best_opening_and_max_melded_match_the_reference(preset):
     # cards): the reference refuses a hand its own deck could not deal.
     roomy = r.replace(players=5) if r.game == "contrat" else r.replace(decks=2, deal=14, players=2)
     for hand in hands:
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         expected = rules.best_opening(hand, roomy)
         got = M.best_opening_points(lo, hi, jk, r.min_run, r.ace_high, r.open_needs_natural_run)
         assert got == expected, cards.format(hand)
@@ -59,12 +60,12 @@ def test_compiled_best_opening_and_max_melded_match_the_reference(preset):
 
 def test_compiled_best_opening_of_the_rule_book_examples():
     # docs/rules.md section 4: K♣ K♦ K♥ is 30 and 9♠ 10♠ J♠ 29, together 59: opens.
-    assert M.best_opening_points(*M.hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True, False) == 59
+    assert M.best_opening_points(*hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True, False) == 59
     # 6♠ 7♠ 8♠ + A♦ A♣ ★ is 21 + 33 = 54.
-    assert M.best_opening_points(*M.hand_words(cards.parse("8♠ 7♠ 6♠ A♦ A♣ ★")), 3, True, True) == 54
+    assert M.best_opening_points(*hand_words(cards.parse("8♠ 7♠ 6♠ A♦ A♣ ★")), 3, True, True) == 54
     # Q♦ K♦ A♦ is 31; A♥ 2♥ 3♥ is 6.
-    assert M.best_opening_points(*M.hand_words(cards.parse("Q♦ K♦ A♦")), 3, True, False) == 31
-    assert M.best_opening_points(*M.hand_words(cards.parse("A♥ 2♥ 3♥")), 3, True, False) == 6
+    assert M.best_opening_points(*hand_words(cards.parse("Q♦ K♦ A♦")), 3, True, False) == 31
+    assert M.best_opening_points(*hand_words(cards.parse("A♥ 2♥ 3♥")), 3, True, False) == 6
 
 
 @pytest.mark.parametrize("name", ["rami51", "basic", "contrat"])
@@ -81,7 +82,7 @@ def test_compiled_listing_is_the_rules_reference_candidates(name):
     with_jokers = 0
     for _ in range(1500):
         hand = [deck[j] for j in rng.choice(len(deck), int(rng.integers(3, 16)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         n = M.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
         listed = {(int(c_mask[k]), int(c_info[k, M.I_JOKER])) for k in range(n)}
         expected = set()
@@ -102,7 +103,7 @@ def test_quick_meld_tests_agree_with_enumeration():
     c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(3, 15)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
         top = int(rng.integers(0, 53))
         if top == 52:
@@ -125,15 +126,15 @@ def test_contract_ruled_out_matches_the_contract_search_first_tests():
     scratch = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
     ws = M.workspace()
     out = np.empty(64, dtype=np.int64)
-    contracts = [(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)]
+    contrat = rules.preset("contrat")
     found = 0
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(6, 26)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         min_run, ace_high = (4 if i % 3 else 3), bool(i % 5)
-        deal = i % 7
-        sets, runs = contracts[deal]
-        whole = deal == 6
+        deal = rules.contract_deal(i)
+        sets, runs = contrat.contract(deal)
+        whole = deal == rules.WHOLE_HAND_DEAL
         n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         n_sets, n_runs, useful = M._contract_melds(n, c_mask, c_info, ws)
         expected = (whole and ((int(lo) & ~int(useful)) != 0 or (sets == 0 and M._suits(lo) > runs))) or not (
@@ -156,7 +157,7 @@ def test_melded_cards_is_the_union_of_the_enumerated_melds():
     c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(3, 25)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
         n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         union = 0
@@ -173,7 +174,7 @@ def test_holds_meld_is_whether_the_listing_finds_a_meld():
     found = 0
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(1, 15)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
         n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         assert M.holds_meld(lo, jk, min_run, ace_high) == (n > 0), hand
@@ -188,14 +189,14 @@ def test_opening_bound_is_never_below_the_best_opening():
     below = 0
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(3, 16)), replace=False)]
-        lo, hi, jk = M.hand_words(hand)
+        lo, hi, jk = hand_words(hand)
         min_run, ace_high = (3 if i % 3 else 4), bool(i % 5)
         bound = M.opening_bound(lo, hi, jk, min_run, ace_high)
         assert bound >= M.best_opening_points(lo, hi, jk, min_run, ace_high, False), hand
         below += bound < 51
     assert below > 1000  # it rules out most hands short of an opening
     # K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦ opens with 59, all its melded cards.
-    assert M.opening_bound(*M.hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True) == 59
+    assert M.opening_bound(*hand_words(cards.parse("K♣ K♦ K♥ 9♠ 10♠ J♠ 2♦")), 3, True) == 59
 
 
 # ------------------------------------------------------------- trace replay
@@ -305,6 +306,19 @@ def test_different_seeds_differ_and_columns_are_documented():
     assert not a.equals(b)
     assert a.columns == list(sim.RESULT_COLUMNS)
     assert set(a["rules_version"].unique()) == {rules.RULES_VERSION}
+
+
+def test_the_random_streams_have_distinct_fixed_purposes():
+    # Every stream of a game or a rollout trial is seeded by derive_seed
+    # with its purpose last: two purposes sharing a number would make two
+    # streams one. The numbers are pinned: every recorded result depends on them.
+    from sim.engine import rng as RNG
+
+    named = {name: getattr(RNG, name) for name in dir(RNG) if name.startswith("STREAM_")}
+    assert sorted(named.values()) == sorted(RNG.STREAMS)
+    assert len(set(RNG.STREAMS)) == len(RNG.STREAMS)
+    assert named == {"STREAM_SEAT_POLICY": 1, "STREAM_DECK": 2, "STREAM_ROLLOUT_SEAT_POLICY": 3,
+                     "STREAM_ROLLOUT_DECK": 4, "STREAM_ROLLOUT_DEAL": 5}
 
 
 def test_result_frame_is_consistent():

@@ -9,6 +9,7 @@ here on random hands of every meld rule the rulesets allow.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import strategies as S
 from sim import cards
@@ -16,6 +17,7 @@ from sim.engine import melds as M
 from sim.engine import actions, hand, policies, turn
 from sim.engine import position as K
 from sim.engine import play as E
+from sim.engine.hand import hand_codes, hand_words
 from sim.engine.layout import A_TYPE, ACT_STOP
 from sim.engine.params import kernel_rules
 from sim.engine.state import G_FIRST, G_NCAND, G_TURN, N_G, S_OPENED
@@ -28,7 +30,7 @@ def _hands(seed, count, largest):
     rng = np.random.default_rng(seed)
     for i in range(count):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(0, largest)), replace=False)]
-        yield i, rng, M.hand_words(hand)
+        yield i, rng, hand_words(hand)
 
 
 def test_the_take_check_answers_as_card_in_meld():
@@ -48,7 +50,7 @@ def test_the_highest_penalty_is_the_first_highest_card():
         if lo == 0:
             continue
         r = rulesets[i % len(rulesets)]
-        codes = [c for c in range(52) if int(lo) >> c & 1]
+        codes = hand_codes(lo)
         worth = [hand.card_penalty(c, r) for c in codes]
         assert policies._highest_penalty(lo, r.ace_penalty) == codes[worth.index(max(worth))]
 
@@ -127,3 +129,14 @@ def test_the_greedy_discard_from_masks_is_the_policys_pick_from_the_listing():
                     compared += 1
                 K.play_choice(r, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
     assert compared > 500
+
+
+def test_hand_words_and_hand_codes_are_one_conversion_both_ways():
+    # sim.engine.hand owns the conversion between card codes and a hand's
+    # words: the API, the Python strategies and these tests all call it.
+    for _, _, (lo, hi, jk) in _hands(8, 500, 27):
+        codes = hand_codes(lo, hi, jk)
+        assert codes == sorted(codes) and hand_words(codes) == (lo, hi, jk)
+    assert hand_codes(*hand_words(cards.parse("★ 7♥ 7♥ 2♣"))) == [int(c) for c in cards.parse("2♣ 7♥ 7♥ ★")]
+    with pytest.raises(ValueError, match="more than two copies"):
+        hand_words(cards.parse("7♥ 7♥ 7♥"))

@@ -56,5 +56,17 @@ def test_the_engine_records_its_sources_beside_numbas_cache(tmp_path):
         assert done.stdout.strip() == "0"
     records = list(tmp_path.rglob("*.rami-sources"))
     assert {r.name for r in records} >= {"play.rami-sources", "policies.rami-sources"}
-    stamp = freshness.fingerprint(freshness.KERNEL_SOURCES)
+    stamp = freshness.engine_stamp()
     assert all(r.read_text() == stamp for r in records)
+
+
+def test_the_stamp_covers_the_contract_table_the_kernels_compile_in():
+    # params.py reads Rami contrat's contracts from the rules' file into
+    # constants of the kernels: a change there must drop the cached kernels too.
+    from sim.engine import params
+    from sim.rules import ruleset
+
+    assert Path(ruleset.__file__).resolve() in freshness.FROZEN_SOURCES
+    assert all(f.exists() for f in freshness.FROZEN_SOURCES)
+    assert freshness.engine_stamp() != freshness.fingerprint(freshness.KERNEL_SOURCES)
+    assert params.CONTRACT_SETS == tuple(sets for sets, _, _ in ruleset.CONTRACTS)

@@ -418,3 +418,23 @@ def test_the_facts_of_the_games_match_the_engine_and_the_scoring():
                                                                 "basic": "higher"}
     with pytest.raises(ValueError, match="unknown game 'gin'"):
         rules.better_points("gin")
+
+
+def test_the_engine_plays_the_rules_contract_table():
+    # docs/rules.md section 6.2: the rules own Rami contrat's contract table;
+    # the engine compiles in the same sets, runs, cards dealt and whole-hand
+    # deal, read off that table, and the results frame names the same deal.
+    from sim.engine import actions as A
+    from sim.engine import params as P
+
+    r = preset("contrat")
+    assert P.CONTRACT_DEALS == len(rules.CONTRACTS) == 7
+    for deal in range(1, 8):
+        slot = deal - 1  # the engine's slot: round index % 7
+        assert (P.CONTRACT_SETS[slot], P.CONTRACT_RUNS[slot]) == r.contract(deal)
+        assert P.CONTRACT_DEALT[slot] == r.hand_size(slot) == r.hand_size(slot + 7)
+        assert (slot == P.CONTRACT_WHOLE_HAND) == (deal == rules.WHOLE_HAND_DEAL == 7)
+        assert rules.contract_deal(slot) == deal
+    # the laying kernels read the very tuples of params, not copies of their own
+    assert (A.CONTRACT_SETS, A.CONTRACT_RUNS) == (P.CONTRACT_SETS, P.CONTRACT_RUNS)
+    assert A.CONTRACT_SETS is P.CONTRACT_SETS and A.CONTRACT_RUNS is P.CONTRACT_RUNS

@@ -54,7 +54,7 @@ def hand_report(held: list[cardlib.Card], r: rules.Ruleset) -> dict:
         "opens": opening >= r.open_threshold if r.game == "rami51" else None,
         "most_cards_melded": rules.max_melded_cards(held, r),
         "penalty": rules.hand_penalty(held, r),
-        "contracts_met": [deal for deal in range(1, 8) if rules.meets_contract(held, deal, r)]
+        "contracts_met": [deal for deal in range(1, len(rules.CONTRACTS) + 1) if rules.meets_contract(held, deal, r)]
         if r.game == "contrat" else None,
     }
 

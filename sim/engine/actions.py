@@ -55,6 +55,7 @@ from sim.engine.melds import (
     search,
     search_contract,
 )
+from sim.engine.params import CONTRACT_DEALS, CONTRACT_RUNS, CONTRACT_SETS, CONTRACT_WHOLE_HAND
 from sim.engine.state import (
     G_LAST_OPEN,
     G_MELDS,
@@ -82,9 +83,6 @@ from sim.engine.table import (
     table_changed,
 )
 
-# Rami contrat: sets and runs of the contract of deals 1 .. 7 (docs/rules.md section 6.2).
-CONTRACT_SETS = (2, 1, 0, 3, 2, 1, 0)
-CONTRACT_RUNS = (0, 1, 2, 0, 1, 2, 3)
 
 
 @kernel
@@ -292,9 +290,9 @@ def _no_contract(rules, g, lo, hi, jk, forced, scratch):
     """
     if forced >= 0 and not card_completes(lo, jk, forced, rules):
         return True
-    deal = g[G_ROUND] % 7
-    return contract_ruled_out(lo, hi, jk, CONTRACT_SETS[deal], CONTRACT_RUNS[deal], deal == 6, rules.min_run,
-                              rules.ace_high, scratch)
+    deal = g[G_ROUND] % CONTRACT_DEALS
+    return contract_ruled_out(lo, hi, jk, CONTRACT_SETS[deal], CONTRACT_RUNS[deal], deal == CONTRACT_WHOLE_HAND,
+                              rules.min_run, rules.ace_high, scratch)
 
 
 @kernel
@@ -305,10 +303,10 @@ def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_m
     The contract laying the most cards, and the same kept free of jokers when
     that differs. Deal 7 is laid only as the whole hand, which goes out.
     """
-    deal = g[G_ROUND] % 7
+    deal = g[G_ROUND] % CONTRACT_DEALS
     sets = CONTRACT_SETS[deal]
     runs = CONTRACT_RUNS[deal]
-    whole = deal == 6
+    whole = deal == CONTRACT_WHOLE_HAND
     limit = n_hand if whole else n_hand - 1
     forced = pending if pending >= 0 else hint
     # The turn lists candidates for the contract only once _no_contract

@@ -12,6 +12,11 @@ So before any kernel is defined, :func:`refresh` compares one fingerprint of
 every source file that kernels are compiled from with the fingerprint
 recorded beside each file's cache, and where they differ drops that file's
 cached kernels, which then compile afresh on first use.
+
+The kernels also compile in values computed from a file outside the engine:
+Rami contrat's contract table, which ``params.py`` reads from the rules
+(:data:`FROZEN_SOURCES`). numba freezes a global's value into the machine
+code it caches, so that file takes part in the fingerprint too.
 """
 
 from __future__ import annotations
@@ -21,13 +26,16 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["KERNEL_SOURCES", "fingerprint", "refresh", "refresh_engine_cache"]
+__all__ = ["FROZEN_SOURCES", "KERNEL_SOURCES", "engine_stamp", "fingerprint", "refresh", "refresh_engine_cache"]
 
 _log = logging.getLogger(__name__)
 
 _ENGINE = Path(__file__).resolve().parent
 KERNEL_SOURCES: tuple[Path, ...] = tuple(sorted(_ENGINE.glob("*.py")))
 """The files whose functions are compiled into kernels: the engine's modules, compiled policies included."""
+
+FROZEN_SOURCES: tuple[Path, ...] = (_ENGINE.parent / "rules" / "ruleset.py",)
+"""Files outside the engine whose values the kernels compile in as constants: the contract table of the rules."""
 
 _STAMP = ".rami-sources"
 
@@ -94,10 +102,15 @@ def _cache_folder(source: Path) -> Path | None:
     return None
 
 
+def engine_stamp() -> str:
+    """The fingerprint the engine's cached kernels are recorded with: the kernel sources and the frozen ones."""
+    return fingerprint(KERNEL_SOURCES + FROZEN_SOURCES)
+
+
 def refresh_engine_cache() -> list[Path]:
     """Drop the engine's cached kernels if any kernel source changed since they were compiled."""
     files = list(KERNEL_SOURCES)
-    stamp = fingerprint(files)
+    stamp = engine_stamp()
     try:
         sources = {f: folder for f in files if f.exists() and (folder := _cache_folder(f)) is not None}
     except ImportError:

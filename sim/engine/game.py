@@ -13,7 +13,7 @@ from sim.engine.events import EV_GAME_END, EV_ROUND_END, EV_SEAT, record_event, 
 from sim.engine.hand import hand_value
 from sim.engine.jit import entry, kernel
 from sim.engine.policies import policy_is_deterministic
-from sim.engine.rng import derive_seed
+from sim.engine.rng import STREAM_DECK, STREAM_SEAT_POLICY, derive_seed
 from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, play_round, score_round
 from sim.engine.rows import (
     R_BLOCKED,
@@ -70,8 +70,8 @@ def seed_round(seed, game, rnd, policy_rng, deck_rng):
     # Every round has its own deck stream and one stream per seat, so any
     # round replays alone and the deck does not depend on the players' choices.
     for s in range(MAX_SEATS):
-        policy_rng[s] = derive_seed(np.uint64(seed), game, rnd * MAX_SEATS + s, 1)
-    deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, 2)
+        policy_rng[s] = derive_seed(np.uint64(seed), game, rnd * MAX_SEATS + s, STREAM_SEAT_POLICY)
+    deck_rng[0] = derive_seed(np.uint64(seed), game, rnd, STREAM_DECK)
 
 
 @entry(inline="always")

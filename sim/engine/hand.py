@@ -3,9 +3,19 @@
 A hand is the bitsets ``(lo, hi)`` of its naturals (a second bit for a
 second copy), its jokers ``jk`` and its count ``n``; the seats' hands are
 the arrays ``h_lo, h_hi, h_jk, h_n`` of the round state.
+
+This module owns the hand's bitsets: :func:`hand_words` and
+:func:`hand_codes` are the one conversion between card codes and those
+words outside the kernels (the API, the strategies written in Python, the
+tests and benchmarks call them), and the kernels change a hand one card at
+a time through :func:`take_card` and :func:`drop_card` (``melds.add_card``
+and ``melds.remove_card`` beneath). The pure-Python rules reference keeps
+no bitsets (it reads hands as lists of cards), so it has no copy of these.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -21,6 +31,38 @@ from sim.engine.melds import (
     lowest,
     remove_card,
 )
+
+
+def hand_words(codes: Iterable[int]) -> tuple[np.uint64, np.uint64, int]:
+    """The words ``(lo, hi, jk)`` of a hand given as card codes (52, :data:`JOKER`, a joker).
+
+    Raises ``ValueError`` for a third copy of a natural, which no word holds.
+    """
+    lo = hi = 0
+    jk = 0
+    for c in codes:
+        c = int(c)
+        if c == JOKER:
+            jk += 1
+        elif lo >> c & 1:
+            if hi >> c & 1:
+                raise ValueError(f"more than two copies of card code {c}")
+            hi |= 1 << c
+        else:
+            lo |= 1 << c
+    return np.uint64(lo), np.uint64(hi), jk
+
+
+def hand_codes(lo: int | np.uint64, hi: int | np.uint64 = 0, jk: int = 0) -> list[int]:
+    """The card codes of the hand ``(lo, hi, jk)``: ascending, a second copy beside the first, the jokers last.
+
+    The reverse of :func:`hand_words`; ``hand_codes(mask)`` lists the naturals of a one-word mask.
+    """
+    lo, hi = int(lo), int(hi)
+    codes = []
+    for c in range(JOKER):
+        codes += [c] * ((lo >> c & 1) + (hi >> c & 1))
+    return codes + [JOKER] * int(jk)
 
 
 @kernel

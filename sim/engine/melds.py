@@ -939,23 +939,6 @@ def best_openings(hands, decks, jokers, min_run, ace_high, need_natural, out):
     return -1
 
 
-def hand_words(codes) -> tuple[np.uint64, np.uint64, int]:
-    """``(lo, hi, jk)`` of a hand given as card codes (for tests and the API)."""
-    lo = hi = 0
-    jk = 0
-    for c in codes:
-        c = int(c)
-        if c == JOKER:
-            jk += 1
-        elif lo >> c & 1:
-            if hi >> c & 1:
-                raise ValueError(f"more than two copies of card code {c}")
-            hi |= 1 << c
-        else:
-            lo |= 1 << c
-    return np.uint64(lo), np.uint64(hi), jk
-
-
 @kernel(constants=True)
 def _contract_slot(k, clo, chi, cjk, c_mask, c_info, forced):
     """Lay candidate ``k`` on the hand ``(clo, chi, cjk)`` if it fits.

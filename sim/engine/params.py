@@ -2,13 +2,15 @@
 
 Choice knobs become small integer codes (the constants below); the kernels
 compile once for this tuple type, so every variant runs without recompiling.
+Rami contrat's contract table, the same for every ruleset, is no knob: the
+kernels compile it in as the ``CONTRACT_*`` tuples below.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from sim.rules import Ruleset
+from sim.rules import CONTRACTS, WHOLE_HAND_DEAL, Ruleset
 
 GAME_RAMI51, GAME_CONTRAT, GAME_BASIC = 0, 1, 2
 TAKE_MUST_USE, TAKE_FREE, TAKE_AFTER_OPENING = 0, 1, 2
@@ -17,6 +19,18 @@ OUT_LAY_OR_DISCARD, OUT_DISCARD_ONLY = 0, 1
 STOCK_RESHUFFLE, STOCK_TURN_ONCE, STOCK_FLIP = 0, 1, 2
 SEC_DOUBLE, SEC_FLAT_200, SEC_NONE = 0, 1, 2
 UNOPENED_COUNT_CARDS = -1
+
+# Rami contrat's deals, one slot a deal (slot ``round % CONTRACT_DEALS``, deal 1
+# in slot 0), as global tuples the kernels compile in as constants. They are
+# read off the rules' one table, sim.rules.CONTRACTS, when this module is
+# imported, never written out here; sim.engine.freshness fingerprints that
+# table's file with the engine's sources, so a change to it compiles the
+# kernels again instead of leaving the cached ones playing the old table.
+CONTRACT_DEALS = len(CONTRACTS)
+CONTRACT_SETS = tuple(sets for sets, _, _ in CONTRACTS)
+CONTRACT_RUNS = tuple(runs for _, runs, _ in CONTRACTS)
+CONTRACT_DEALT = tuple(dealt for _, _, dealt in CONTRACTS)
+CONTRACT_WHOLE_HAND = WHOLE_HAND_DEAL - 1  # the slot of the deal whose contract holds the whole hand
 
 _CODES = {
     "game": {"rami51": GAME_RAMI51, "contrat": GAME_CONTRAT, "basic": GAME_BASIC},

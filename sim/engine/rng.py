@@ -12,6 +12,24 @@ import numpy as np
 
 from sim.engine.jit import kernel
 
+# The purposes of the streams: the last argument of :func:`derive_seed`, one
+# number per kind of randomness, so that no two streams of one game or trial
+# ever share a seed. Every recorded result (benchmarks/result_hashes.json,
+# the reports, a user's saved datasets) depends on these numbers: they must
+# never change, and a new purpose takes a new number.
+STREAM_SEAT_POLICY = 1
+"""A seat's random choices in a round of a game: ``derive_seed(seed, game, round * MAX_SEATS + seat, ...)``."""
+STREAM_DECK = 2
+"""The deck of a round of a game, its shuffle and later reshuffles: ``derive_seed(seed, game, round, ...)``."""
+STREAM_ROLLOUT_SEAT_POLICY = 3
+"""A seat's random choices in trial ``t`` of a rollout: ``derive_seed(seed, t, seat, ...)``."""
+STREAM_ROLLOUT_DECK = 4
+"""The reshuffles of the deck in trial ``t`` of a rollout: ``derive_seed(seed, t, 0, ...)``."""
+STREAM_ROLLOUT_DEAL = 5
+"""The re-deal of what the seat cannot see in trial ``t`` of a belief rollout: ``derive_seed(seed, t, 0, ...)``."""
+STREAMS = (STREAM_SEAT_POLICY, STREAM_DECK, STREAM_ROLLOUT_SEAT_POLICY, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_DEAL)
+"""Every purpose, each a different number."""
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -27,7 +45,7 @@ def mix64(z: np.uint64) -> np.uint64:
 
 @kernel
 def derive_seed(seed: np.uint64, a: np.int64, b: np.int64, c: np.int64) -> np.uint64:
-    """A stream seed for ``(seed, a, b, c)``: e.g. game, round, purpose."""
+    """A stream seed for ``(seed, a, b, c)``: e.g. game, round, and ``c`` a purpose (a ``STREAM_*`` number)."""
     z = mix64(np.uint64(seed) + _GOLDEN)
     z = mix64(z ^ (np.uint64(a) + _GOLDEN))
     z = mix64(z ^ (np.uint64(b) * _M1 + _GOLDEN))

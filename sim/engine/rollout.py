@@ -1,13 +1,14 @@
 """Rollouts in the kernels: re-deal what a seat cannot see, play every choice out on the same trial.
 
-Trial ``t`` of a rollout seeded ``seed`` has its own streams: the re-deal
-(``derive_seed(seed, t, 0, 5)``), the deck's later reshuffles
-(``derive_seed(seed, t, 0, 4)``) and each seat's policy
-(``derive_seed(seed, t, seat, 3)``). Every choice of the trial starts from
-the same re-dealt position with the same streams, so the ``k``-th card drawn
-from the stock is the same card in every branch (the stock is one array,
-drawn from its top) until a reshuffle of a pile that the branches left
-different.
+Trial ``t`` of a rollout seeded ``seed`` has its own streams
+(``sim.engine.rng``'s purposes): the re-deal
+(``derive_seed(seed, t, 0, STREAM_ROLLOUT_DEAL)``), the deck's later
+reshuffles (``derive_seed(seed, t, 0, STREAM_ROLLOUT_DECK)``) and each
+seat's policy (``derive_seed(seed, t, seat, STREAM_ROLLOUT_SEAT_POLICY)``).
+Every choice of the trial starts from the same re-dealt position with the
+same streams, so the ``k``-th card drawn from the stock is the same card in
+every branch (the stock is one array, drawn from its top) until a reshuffle
+of a pile that the branches left different.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from sim.engine import position as K
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
 from sim.engine.layout import PUB_PILE, PUB_TABLE
-from sim.engine.melds import JOKER, ZERO, workspace
-from sim.engine.rng import derive_seed, shuffle
+from sim.engine.melds import JOKER, ZERO, bit, workspace
+from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
 from sim.engine.round import make_buffers
 from sim.engine.state import (
     G_DETERMINISTIC,
@@ -98,7 +99,7 @@ def redeal(rules, st, g, seat, known, rng, pool):
     counts[JOKER] = rules.jokers
     lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
     for c in range(52):
-        b = np.uint64(1) << np.uint64(c)
+        b = bit(c)
         if lo & b:
             counts[c] -= 1
         if hi & b:
@@ -142,8 +143,8 @@ def redeal(rules, st, g, seat, known, rng, pool):
 @entry
 def _seed_trial(seed, t, policy_rng, deck_rng):
     for s in range(MAX_SEATS):
-        policy_rng[s] = derive_seed(np.uint64(seed), t, s, 3)
-    deck_rng[0] = derive_seed(np.uint64(seed), t, 0, 4)
+        policy_rng[s] = derive_seed(np.uint64(seed), t, s, STREAM_ROLLOUT_SEAT_POLICY)
+    deck_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_ROLLOUT_DECK)
 
 
 @entry
@@ -177,7 +178,7 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
         # Positions replayed with other streams prove no cycle.
         g_trial[G_DETERMINISTIC] = 0
         if mode == MODE_BELIEF:
-            deal_rng[0] = derive_seed(np.uint64(seed), t, 0, 5)
+            deal_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_ROLLOUT_DEAL)
             redeal(rules, trial, g_trial, seat, known, deal_rng, pool)
         _seed_trial(seed, t, policy_rng, deck_rng)
         for j in range(choices.shape[0]):

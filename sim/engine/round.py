@@ -130,11 +130,11 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
             seats[s, col] = 0
         seats[s, S_OPEN_TURN] = -1
         seats[s, S_FIRST_LAY] = -1
+    # The ruleset resolved the deal (basic rummy's "auto" included) into
+    # rules.hand_size; contrat deals follow the contract table.
     hand_size = rules.hand_size
     if rules.game == P.GAME_CONTRAT:
-        hand_size = 10 if rnd % 7 < 3 else 12
-    elif rules.game == P.GAME_BASIC and hand_size <= 0:
-        hand_size = 10 if n_players == 2 else (7 if n_players <= 4 else 6)
+        hand_size = P.CONTRACT_DEALT[rnd % P.CONTRACT_DEALS]
     i = 0
     for s in range(n_players):
         seat = (first + s) % n_players

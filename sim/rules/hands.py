@@ -17,7 +17,7 @@ from functools import lru_cache
 from sim.cards import JOKER, CardsLike
 from sim.rules.deck import check_cards
 from sim.rules.melds import MeldReading, checked_candidate_melds
-from sim.rules.ruleset import Ruleset, as_ruleset
+from sim.rules.ruleset import WHOLE_HAND_DEAL, Ruleset, as_ruleset
 
 __all__ = ["best_opening", "max_melded_cards", "meets_contract", "best_collection"]
 
@@ -125,7 +125,7 @@ def meets_contract(hand: CardsLike, deal: int, ruleset: Ruleset | str = "contrat
     by_lowest: dict[int, list[tuple[tuple[int, ...], str]]] = defaultdict(list)
     for codes, reading in melds.items():
         by_lowest[codes[0]].append((codes, reading.kind))
-    whole_hand = deal == 7
+    whole_hand = deal == WHOLE_HAND_DEAL
 
     @lru_cache(maxsize=None)
     def can(remaining: tuple[int, ...], sets_left: int, runs_left: int) -> bool:

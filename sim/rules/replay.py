@@ -76,7 +76,7 @@ from typing import Any
 from sim.cards import JOKER, Card, card, deck, format as format_cards, parse
 from sim.rules.facts import better_points, blocked_reasons
 from sim.rules.melds import ACE_HIGH_POSITION, MeldReading, meld_readings
-from sim.rules.ruleset import Ruleset, RulesetError, as_ruleset
+from sim.rules.ruleset import WHOLE_HAND_DEAL, Ruleset, RulesetError, as_ruleset, contract_deal
 from sim.rules.scoring import round_scores
 
 __all__ = ["ReplayError", "check_trace"]
@@ -578,7 +578,7 @@ class _Replay:
 
     def deal_number(self) -> int:
         """The contrat deal being played, 1 .. 7 (round 0 is deal 1)."""
-        return self.round.number % 7 + 1
+        return contract_deal(self.round.number)
 
     def table_open_reason(self) -> str | None:
         """Why a contrat deal is not closed (item 30), or None when it is.
@@ -802,7 +802,7 @@ class _Replay:
             _fail(f"the laying leaves only copies of {rnd.taken}, the card just taken, in hand: no legal discard is left (item 12)")
         if not hand:
             if r.game == "contrat":
-                if self.deal_number() != 7:
+                if self.deal_number() != WHOLE_HAND_DEAL:
                     _fail(
                         f"the laying empties the hand in deal {self.deal_number()}: in deals 1 to 6 a player "
                         "goes out only by discarding the last card (item 28)"
@@ -881,9 +881,9 @@ class _Replay:
                 f"deal {deal}'s contract is {sets} set(s) and {runs} run(s), exactly; "
                 f"laid {got_sets} and {got_runs} (item 26)"
             )
-        if deal == 7 and left:
+        if deal == WHOLE_HAND_DEAL and left:
             _fail(
-                f"deal 7's contract holds the whole hand, {left} card(s) are left: "
+                f"deal {deal}'s contract holds the whole hand, {left} card(s) are left: "
                 "it is laid whole to go out, with no final discard (item 28)"
             )
 

@@ -67,10 +67,12 @@ from typing import Any, Mapping
 __all__ = [
     "CONTRACTS",
     "GAMES",
+    "WHOLE_HAND_DEAL",
     "PRESETS",
     "Ruleset",
     "RulesetError",
     "as_ruleset",
+    "contract_deal",
     "load",
     "preset",
 ]
@@ -88,6 +90,29 @@ CONTRACTS: tuple[tuple[int, int, int], ...] = (
     (1, 2, 12),
     (0, 3, 12),
 )
+"""The one table of Rami contrat's deals: every room reads it from here.
+
+The reference reads it through :meth:`Ruleset.contract` and
+:meth:`Ruleset.hand_size`; the compiled engine turns it into constants of
+its kernels when it is imported (``sim.engine.params``), and the engine's
+kernel cache is fingerprinted with this file so that a change here compiles
+them again.
+"""
+
+WHOLE_HAND_DEAL = 7
+"""The contrat deal whose contract must hold the whole hand: it is laid only to go out (docs/rules.md item 28)."""
+
+
+def contract_deal(round_index: int) -> int:
+    """The contrat deal, 1 .. 7, that round ``round_index`` (0-based) plays.
+
+    Plain arithmetic, so a numpy array of round indices gets its deals
+    elementwise (the results frame's ``contract`` column).
+
+    >>> contract_deal(0), contract_deal(6)
+    (1, 7)
+    """
+    return round_index % len(CONTRACTS) + 1
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "game": GAMES,
@@ -163,7 +188,7 @@ class Ruleset:
         if ``game_rounds`` were longer, which validation forbids).
         """
         if self.game == "contrat":
-            return CONTRACTS[round_index % 7][2]
+            return CONTRACTS[contract_deal(round_index) - 1][2]
         if self.deal == "auto":
             return _BASIC_DEAL[self.players]
         return int(self.deal)
@@ -256,7 +281,7 @@ def _validate(r: Ruleset) -> None:
             _fail("deal", r.deal, 'contrat deals follow the contracts: "auto"')
         if r.first_player_extra_card:
             _fail("first_player_extra_card", True, "false in contrat")
-        if not 1 <= r.game_rounds <= 7:
+        if not 1 <= r.game_rounds <= len(CONTRACTS):
             _fail("game_rounds", r.game_rounds, "1 to 7 deals in contrat")
         if r.go_out != "discard_only":
             _fail("go_out", r.go_out, "discard_only in contrat (deal 7 goes out by laying, built in)")
@@ -282,7 +307,7 @@ def _validate(r: Ruleset) -> None:
 
     # Enough cards: every hand, the first player's extra card, the first
     # discard, and at least one card left in the stock.
-    biggest = max(r.hand_size(i) for i in range(7 if r.game == "contrat" else 1))
+    biggest = max(r.hand_size(i) for i in range(len(CONTRACTS) if r.game == "contrat" else 1))
     needed = r.players * biggest + int(r.first_player_extra_card) + 2
     if needed > r.deck_size:
         _fail(
