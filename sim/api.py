@@ -298,8 +298,7 @@ def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: An
         if cluster:
             cluster.check_workers(identity["package_version"], RULES_VERSION)
         writer = store.open_dataset(out, identity, run, players=len(job.names))
-        status = "failed"
-        try:  # from here on the dataset is locked: close() releases it, whatever happens
+        with writer.recording():  # from here on the dataset is locked: the run is closed whatever happens
             job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
             todo = writer.missing(first_game, n_games, batch_size)
             found = n_games - sum(count for _, count in todo)
@@ -322,16 +321,10 @@ def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: An
                     raise
                 pool.shutdown()
             _raise_policy_errors(chosen)
-            status = "complete"
-        except KeyboardInterrupt:
-            status = "interrupted"
-            raise
-        finally:
-            manifest = writer.close(status, writer.written)
     finally:
         if cluster:
             cluster.close()
-    return store.Dataset(Path(out), manifest, games_played=writer.written, games_found=found)
+    return store.Dataset(Path(out), writer.manifest, games_played=writer.written, games_found=found)
 
 
 def _wait_local(pending: set[Any]) -> tuple[set[Any], set[Any]]:

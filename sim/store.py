@@ -33,6 +33,7 @@ corrupt or missing batch file the same way.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
@@ -43,7 +44,7 @@ import secrets
 import shutil
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -547,6 +548,20 @@ class Writer:
         _write_manifest(self.root, self.manifest)
         self.saved = time.monotonic()
 
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[Writer]:
+        """Close the run whatever happens in the block: ``complete`` when it ends, ``interrupted`` on Ctrl-C,
+        ``failed`` on any other exception (which goes on); the lock is released in every case."""
+        status = "failed"
+        try:
+            yield self
+            status = "complete"
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
+        finally:
+            self.close(status, self.written)
+
     def close(self, status: str, games_played: int) -> dict[str, Any]:
         """Record the run's end (``status``: complete, interrupted or failed) in the manifest; release the lock."""
         try:
@@ -715,8 +730,7 @@ def fill(
     """
     players = _players({"identity": identity})
     writer = open_dataset(path, identity, run, players)
-    status, found = "failed", 0
-    try:
+    with writer.recording():
         provenance = {"format": FORMAT, "identity": writer.manifest["identity"], "run": run}
         todo = writer.missing(first_game, n_games, batch_size)
         found = n_games - sum(count for _, count in todo)
@@ -728,13 +742,7 @@ def fill(
                                         for table in writer.tables})
             if progress:
                 progress(count)
-        status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
-        raise
-    finally:
-        manifest = writer.close(status, writer.written)
-    return Dataset(Path(path), manifest, games_played=writer.written, games_found=found)
+    return Dataset(Path(path), writer.manifest, games_played=writer.written, games_found=found)
 
 
 def games_on_disk(path: str | os.PathLike[str]) -> list[tuple[int, int]]:
