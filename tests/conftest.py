@@ -1,0 +1,68 @@
+"""The suite compiles the engine's kernels on the second core while the first runs the tests.
+
+On a fresh clone numba's cache is empty, and compiling the kernels the suite
+uses (the three games' rounds, traces, positions, rollouts, opening searches)
+is most of the whole suite's time, on one core: pytest runs the tests one
+after the other. When the whole suite runs (at least :data:`WHOLE_SUITE`
+tests collected), a second Python process compiles, in the order the test
+files will want them, the kernels the first test files do not compile
+themselves; it writes them to numba's on-disk cache, where the tests find
+them loaded instead of compiling them. The results are the same either way
+(a kernel's machine code does not depend on which process compiled it); only
+the wall time changes. The process is stopped when the session ends.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+WHOLE_SUITE = 500
+"""Collected tests from which the warm-up pays (a single file or a few tests compile only what they need)."""
+
+# Each step compiles one family of kernels through the public API, in the
+# order the test files (run alphabetically) first need them; the first test
+# file (test_advice: Rami 51's traces and positions) compiles its own at once.
+_WARM_UP = textwrap.dedent("""
+    import sim
+    from sim.position import Position
+    from sim.rollouts import rollout
+
+    def position(preset, seats):
+        events = sim.play_traced(preset, seats, seed=1, max_rounds=1)
+        index = next(i for i, e in enumerate(events) if e["type"] == "discard")
+        return Position.from_trace(events, index)
+
+    sim.simulate("basic", ["greedy", "random", "expert"], n_games=2, workers=1)
+    position("basic", ["greedy", "random"])
+    sim.simulate("contrat", ["greedy", "random", "expert"], n_games=1, workers=1)
+    position("contrat", ["greedy", "random", "expert"])
+    for preset in ("rami51", "basic", "contrat"):
+        sim.best_openings(["7♣ 8♣ 9♣ K♦ K♥ K♠ 2♦"], preset)
+    rollout(position("rami51", ["greedy", "expert"]), n=2, workers=1)
+    rollout(position("basic", ["greedy", "random"]), n=2, workers=1)
+    rollout(position("contrat", ["greedy", "random", "expert"]), n=2, workers=1)
+""")
+
+_warmer: subprocess.Popen | None = None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    global _warmer
+    if len(session.items) < WHOLE_SUITE or os.environ.get("RAMI_NO_WARM_UP") or (os.cpu_count() or 1) < 2:
+        return
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    _warmer = subprocess.Popen([sys.executable, "-c", _WARM_UP], cwd=root, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _warmer is not None and _warmer.poll() is None:
+        _warmer.kill()
+        _warmer.wait()
