@@ -173,7 +173,8 @@ def _describe_experiment(path: Path, as_json: bool) -> None:
         config = " ".join(f"{k}={json.dumps(v)}" for k, v in made.get("config", {}).items())
         state = (f"finished: {summary['provenance']['games']:,} games a part analysed, summary.json beside it"
                  if summary else "not finished (no summary.json): the same command plays only the games not on disk")
-        click.echo(f"{data.parent}: run of experiment {made.get('experiment')}, {len(described)} results datasets")
+        datasets = f"{len(described)} results dataset{'' if len(described) == 1 else 's'}"
+        click.echo(f"{data.parent}: run of experiment {made.get('experiment')}, {datasets}")
         click.echo(f"config      {config}")
         click.echo(f"package     rami-lab {made.get('package_version')} (rules version {made.get('rules_version')})")
         click.echo(f"state       {state}")
@@ -196,7 +197,7 @@ def _describe_folder(path: Path, as_json: bool) -> None:
                                "datasets": [{"path": str(f), "games": g} for f, g, _ in described]}, indent=2))
     else:
         what = "tournament" if settings is not None else "folder"
-        click.echo(f"{path}: {what} of {len(described)} results datasets")
+        click.echo(f"{path}: {what} of {len(described)} results dataset{'' if len(described) == 1 else 's'}")
         if settings is not None:
             click.echo("settings    " + " ".join(f"{k}={json.dumps(v)}" for k, v in settings.items()))
         for folder, games, ranges in described:
