@@ -44,10 +44,12 @@ from experiments.tournament import play_table
 from sim import rules
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
-__all__ = ["Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
+__all__ = ["STUDY_FILE", "Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
            "parse_space", "search", "trials_table", "tune"]
 
 OBJECTIVES = sequential.OBJECTIVES
+STUDY_FILE = "study.db"
+"""The SQLite file of a tuning run's search, beside its report (``rami tune``'s default ``--study``)."""
 SEARCH_GAMES = 0
 """First game index of the search; re-evaluation and confirmation start past it."""
 SEARCH_SETTINGS = ("start", "space", "ruleset", "field", "objective", "games", "seed")
@@ -212,7 +214,7 @@ def check_study(storage: Path | str, study_name: str, key: str) -> None:
     if not path.exists():
         return
     if path.is_dir():
-        raise ValueError(f"the study file {path} is a folder; give a file name (e.g. study.db)")
+        raise ValueError(f"the study file {path} is a folder; give a file name (e.g. {STUDY_FILE})")
     with open(path, "rb") as handle:
         head = handle.read(16)
     if head and head != b"SQLite format 3\x00":

@@ -71,11 +71,13 @@ def info_command(path: Path, as_json: bool) -> None:
                 click.echo(line)
             return
         if not (path / store.MANIFEST).exists():
+            from experiments.tuning import STUDY_FILE
+
             if _experiment_data(path) is not None:
                 _describe_experiment(path, as_json)
                 return
-            if (path / STUDY).is_file():
-                _describe_study(path / STUDY, as_json)
+            if (path / STUDY_FILE).is_file():
+                _describe_study(path / STUDY_FILE, as_json)
                 return
             if any(path.rglob(store.MANIFEST)):
                 _describe_folder(path, as_json)
@@ -117,13 +119,11 @@ def _describe(path: Path, manifest: dict[str, Any], survey: Any) -> None:
             click.echo(line)
 
 
-RUN = "experiment.json"
-"""What an experiment's ``data`` folder holds besides its datasets (written by :mod:`experiments.design`)."""
-
-
 def _experiment_data(path: Path) -> Path | None:
     """The ``data`` folder of an experiment's run at ``path`` (the run's folder or its ``data``), or None."""
-    for data in (path / "data", path):
+    from experiments.design import DATA, RUN
+
+    for data in (path / DATA, path):
         if (data / RUN).is_file():
             return data
     return None
@@ -155,6 +155,8 @@ def _end(problems: list[str]) -> None:
 
 def _describe_experiment(path: Path, as_json: bool) -> None:
     """Describe an experiment's run: what made it, whether it finished, and each of its datasets, checked."""
+    from experiments.design import RUN, SUMMARY
+
     data = _experiment_data(path)
     assert data is not None
     try:
@@ -162,7 +164,7 @@ def _describe_experiment(path: Path, as_json: bool) -> None:
     except (OSError, ValueError) as exc:
         raise click.ClickException(f"{data / RUN}: damaged ({exc}); remove the run's folder to start again") from exc
     try:
-        summary = json.loads((data.parent / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads((data.parent / SUMMARY).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         summary = None
     described, problems = _survey_datasets(data)
@@ -185,13 +187,13 @@ def _describe_experiment(path: Path, as_json: bool) -> None:
 
 def _describe_folder(path: Path, as_json: bool) -> None:
     """Describe a folder of results datasets (a tournament's): its settings file if any, and each dataset, checked."""
+    from experiments.tournament import SETTINGS_FILE
+
     described, problems = _survey_datasets(path)
-    settings = None
-    for name in ("tournament.json",):
-        try:
-            settings = json.loads((path / name).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+    try:
+        settings = json.loads((path / SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        settings = None
     if as_json:
         click.echo(json.dumps({"settings": settings,
                                "datasets": [{"path": str(f), "games": g} for f, g, _ in described]}, indent=2))
@@ -203,10 +205,6 @@ def _describe_folder(path: Path, as_json: bool) -> None:
         for folder, games, ranges in described:
             click.echo(f"  {folder.relative_to(path)}: {games:,} games on disk ({ranges})")
     _end(problems)
-
-
-STUDY = "study.db"
-"""The SQLite file of a tuning run's search (``rami tune``), beside its report."""
 
 
 def _describe_study(file: Path, as_json: bool) -> None:
@@ -233,7 +231,7 @@ def _describe_study(file: Path, as_json: bool) -> None:
     click.echo(f"{file.parent}: tuning run (rami tune), study file {file.name}")
     for row in rows:
         counts = ", ".join(f"{v} {k}" for k, v in sorted(row["trials"].items())) or "no trial yet"
-        best = "none yet" if row["best_gain"] is None else f"{row['best_gain']:+.3f} (the search's value: biased "
-        best += "upward by the selection; the report re-evaluates it)" if row["best_gain"] is not None else ""
+        best = "none yet" if row["best_gain"] is None else (
+            f"{row['best_gain']:+.3f} (the search's value: biased upward by the selection; the report re-evaluates it)")
         click.echo(f"  study {row['study']}: trials {counts}; best {best}")
     click.echo("  an interrupted tune resumes from this file: the same command (finished trials are not played again)")

@@ -292,7 +292,7 @@ def tune_command(start, params, ruleset, field, objective, trials, games, top, c
     except ValueError as exc:
         raise BadValue(f"--param: {exc}") from None
     folder = _folder(out, "--out") or Path("results") / "tune" / name
-    study_file = _folder(study, "--study") or folder / "study.db"
+    study_file = _folder(study, "--study") or folder / tuning.STUDY_FILE
     try:
         config = tuning.TuneConfig(start=start, space=space, ruleset=ruleset, field=others, objective=objective,
                                    trials=trials, games=games, top=top, confirm_games=confirm_games,
