@@ -81,6 +81,7 @@ __all__ = [
     "play_arms",
     "provenance",
     "reanalyse",
+    "row_config",
     "run_experiment",
 ]
 
@@ -568,12 +569,16 @@ ANALYSIS_KEYS = frozenset({"games", "precision", "max_games", "resamples", "work
 A run may resume or grow data made under other values of these; any other key must be the same."""
 
 
+def row_config(config: Config) -> dict[str, Any]:
+    """The config keys that decide a game's rows: every key but :data:`ANALYSIS_KEYS`."""
+    return {k: v for k, v in config.to_dict().items() if k not in ANALYSIS_KEYS}
+
+
 def _identity(experiment: Experiment, config: Config) -> dict[str, Any]:
     """What the rows of a run depend on: the experiment, the config keys that decide rows, the versions."""
     v = provenance_lib.versions()
     return {"experiment": experiment.name, "package_version": v["package_version"],
-            "rules_version": v["rules_version"],
-            "config": {k: v for k, v in config.to_dict().items() if k not in ANALYSIS_KEYS}}
+            "rules_version": v["rules_version"], "config": row_config(config)}
 
 
 def claim_data(folder: Path, experiment: Experiment, config: Config) -> None:

@@ -166,6 +166,11 @@ GAMES_PER_BATCH = 5
 at any moment loses little."""
 
 
+def rollout_threads(config: ForkConfig) -> int:
+    """Threads each position's rollout runs on: the config's ``workers``, else two."""
+    return config.workers or 2
+
+
 def positions(fork: Fork, config: ForkConfig, first_game: int, n_games: int,
               progress: Callable[[int], None] | None = None) -> pl.DataFrame:
     """Draw the positions of traced games ``first_game .. first_game + n_games - 1`` and roll both choices out.
@@ -189,7 +194,7 @@ def positions(fork: Fork, config: ForkConfig, first_game: int, n_games: int,
         (:attr:`Fork.facts`). A progress callback receives each finished game.
     """
     strategies = [config.strategy] * config.players
-    workers = config.workers or 2
+    workers = rollout_threads(config)
     rows = []
     for game in range(first_game, first_game + n_games):
         events = sim.play_traced(config.ruleset, strategies, seed=config.seed, game=game)
@@ -245,12 +250,11 @@ class PositionsPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        keys = {k: v for k, v in self.config.to_dict().items() if k not in design.ANALYSIS_KEYS}
         identity = {"package_version": provenance.package_version(),
                     "rules_version": rules.RULES_VERSION, "positions of": f"{self.fork.now} or {self.fork.other}",
-                    "salt": self.fork.salt, "config": keys, "tables": ["positions"]}
+                    "salt": self.fork.salt, "config": design.row_config(self.config), "tables": ["positions"]}
         run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
-                                    first_game, n_games, GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
+                                    first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,
                    lambda first, count: {"positions": positions(self.fork, self.config, first, count)}, progress)
 
