@@ -33,6 +33,7 @@ __all__ = [
     "Estimate",
     "Interval",
     "Z95",
+    "Z95_ROUNDED",
     "bootstrap_interval",
     "mean_interval",
     "normal_interval",
@@ -49,6 +50,9 @@ __all__ = [
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval: the literal the summaries have always used
 (``NormalDist().inv_cdf(0.975)`` differs from it in the last binary place only)."""
+Z95_ROUNDED = 1.96
+"""The same quantile rounded to two decimals, which the experiments' normal intervals (and the ones in every
+recorded ``summary.json``) have always used; kept apart from :data:`Z95` so that no recorded figure moves."""
 
 
 def _sample(values: np.ndarray | list[float], minimum: int) -> np.ndarray:
@@ -62,7 +66,7 @@ def _sample(values: np.ndarray | list[float], minimum: int) -> np.ndarray:
     return sample
 
 
-def normal_interval(values: np.ndarray | list[float], z: float = 1.96) -> tuple[float, float, float]:
+def normal_interval(values: np.ndarray | list[float], z: float = Z95_ROUNDED) -> tuple[float, float, float]:
     """Mean and normal-approximation interval ``mean ± z·sd/√n``.
 
     Parameters
@@ -71,7 +75,7 @@ def normal_interval(values: np.ndarray | list[float], z: float = 1.96) -> tuple[
         One value per independent unit (n >= 2); ``sd`` is the sample
         standard deviation (``ddof=1``).
     z : float
-        Normal quantile; 1.96 gives a 95% interval.
+        Normal quantile; the default gives a 95% interval.
 
     Returns
     -------
@@ -265,7 +269,7 @@ def ratio_estimate(
     seed: int | np.random.Generator,
     n_resamples: int = 2000,
     unit: str = "game",
-    z: float = 1.96,
+    z: float = Z95_ROUNDED,
 ) -> Estimate:
     """``sum(totals) / sum(counts)`` with cluster bootstrap and delta-method intervals.
 
@@ -298,7 +302,7 @@ def paired_difference(
     seed: int | np.random.Generator,
     n_resamples: int = 2000,
     unit: str = "game",
-    z: float = 1.96,
+    z: float = Z95_ROUNDED,
 ) -> Estimate:
     """Ratio of arm A minus ratio of arm B, the arms measured on the same clusters.
 
@@ -341,7 +345,7 @@ def unpaired_difference(
     seed: int | np.random.Generator,
     n_resamples: int = 2000,
     unit: str = "game",
-    z: float = 1.96,
+    z: float = Z95_ROUNDED,
 ) -> Estimate:
     """Ratio of arm A minus ratio of arm B from two independent samples of clusters.
 
@@ -430,7 +434,7 @@ def survival_curve(
     else:
         sd = float(finite.std(ddof=1))
         lo, hi = np.quantile(finite, [0.025, 0.975])
-        est = Estimate(m, float(lo), float(hi), m - 1.96 * sd, m + 1.96 * sd, int(events.shape[0]), unit)
+        est = Estimate(m, float(lo), float(hi), m - Z95_ROUNDED * sd, m + Z95_ROUNDED * sd, int(events.shape[0]), unit)
     def share_by(t: int) -> Estimate:
         if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
             raise ValueError(f"by_time must hold whole numbers of at least 1, got {t!r}")
@@ -438,7 +442,7 @@ def survival_curve(
         share = 1.0 - curves[:, k]
         sd = float(share.std(ddof=1))
         return Estimate(1.0 - float(curve[k]), 1.0 - float(high[k]), 1.0 - float(low[k]),
-                        1.0 - float(curve[k]) - 1.96 * sd, 1.0 - float(curve[k]) + 1.96 * sd, int(events.shape[0]),
+                        1.0 - float(curve[k]) - Z95_ROUNDED * sd, 1.0 - float(curve[k]) + Z95_ROUNDED * sd, int(events.shape[0]),
                         unit)
 
     by = tuple(share_by(t) for t in by_time) if isinstance(by_time, Sequence) else share_by(by_time)
