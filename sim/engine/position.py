@@ -31,7 +31,7 @@ import numpy as np
 from sim.engine import turn as T
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import fill_view
-from sim.engine.round import round_outcome, round_points
+from sim.engine.round import play_turns, round_outcome, round_points
 from sim.engine.state import G_FIRST, G_NEV, G_TRACE, G_TURN
 
 TS_PHASE, TS_SEAT, TS_TAKEN, TS_DRAWN, TS_CACHED, TS_PENDING, TS_HINT, TS_REUSE = range(8)
@@ -201,8 +201,8 @@ def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
     """Play on to the round's end untraced, as ``advance(..., -1)`` does, in less time.
 
     The turn under way is finished one decision at a time; the turns after
-    it are played whole by :func:`sim.engine.turn.play_turn`, as
-    :func:`sim.engine.round.play_round` plays them: the same steps and the
+    it are played whole by :func:`sim.engine.round.play_turns`, the loop of
+    :func:`sim.engine.round.play_round`: the same steps and the
     same draws from the same streams (the tests hold the two ways to the
     same events), without writing each decision into ``ts`` and reading it
     back. A rollout spends most of its time here. Ends in ``PH_END`` with
@@ -219,13 +219,9 @@ def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
             break
         choice = decide(rules, st, g, kinds, params, policy_rng, ts)
         play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
-    seat = (g[G_FIRST] + g[G_TURN]) % rules.players
-    while True:
-        status = T.play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws)
-        if status != T.TURN_NEXT:
-            _end(ts, status)
-            return
-        seat = seat + 1 if seat + 1 < rules.players else 0
+    status, _ = play_turns(rules, g, ev, st, (g[G_FIRST] + g[G_TURN]) % rules.players, kinds, params, policy_rng,
+                           deck_rng, ws)
+    _end(ts, status)
 
 
 @entry

@@ -172,11 +172,21 @@ def play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng
     ``winner`` is -1 when the round is blocked (``blocked`` says why).
     """
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
-    seat = first  # the round starts at turn 0
+    status, seat = play_turns(rules, g, ev, st, first, kinds, params, policy_rng, deck_rng, ws)  # turn 0: first
+    return round_outcome(rules, g, ev, st, status, seat)
+
+
+@kernel(inline="always")
+def play_turns(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
+    """Play whole turns from ``seat``'s until one does not hand over; returns ``(status, seat)`` of that turn.
+
+    The round loop of :func:`play_round`, and of a rollout's branch once its
+    turn under way is over (:func:`sim.engine.position.finish_round`).
+    """
     while True:
         status = play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws)
         if status != TURN_NEXT:
-            return round_outcome(rules, g, ev, st, status, seat)
+            return status, seat
         seat = seat + 1 if seat + 1 < rules.players else 0
 
 
