@@ -520,6 +520,9 @@ class Experiment:
         Remarks listed under "How it was measured".
     row_facts : callable, optional
         ``row_facts(frame) -> dict``: more sizes for the provenance.
+    command : callable, optional
+        ``command(config) -> str``: the command that reproduces a run, for
+        the page; by default ``rami experiment run NAME`` with the config's keys.
     """
 
     name: str
@@ -539,6 +542,7 @@ class Experiment:
     estimand: str | None = None
     notes: tuple[str, ...] = ()
     row_facts: Callable[[pl.DataFrame], dict[str, Any]] | None = None
+    command: Callable[[Any], str] | None = None
 
     def config(self, quick: bool = False, **changes: Any) -> Config:
         """The default config (the quick edition's with ``quick``), with ``changes``."""

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from experiments.stats import Estimate
 
-__all__ = ["interval_plot", "position_plot", "series_plot", "survival_plot"]
+__all__ = ["effect_curve", "heat_map", "interval_plot", "position_plot", "series_plot", "survival_plot"]
 
 
 def interval_plot(
@@ -240,5 +240,105 @@ def survival_plot(
         ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, ax
+
+
+def effect_curve(
+    levels: Sequence[str],
+    estimates: Sequence[Estimate],
+    xlabel: str,
+    ylabel: str,
+    title: str = "",
+    percent: bool = False,
+    reference: float | None = 0.0,
+) -> tuple[Figure, Axes]:
+    """A response over the levels of one factor: the points joined, and the band of their 95% intervals.
+
+    Parameters
+    ----------
+    levels : sequence of str, length n
+        The factor's levels, in the sweep's order (drawn evenly spaced).
+    estimates : sequence of Estimate, length n
+    """
+    if len(levels) != len(estimates):
+        raise ValueError(f"{len(levels)} levels for {len(estimates)} estimates")
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    x = np.arange(len(levels), dtype=float)
+    est = np.array([e.estimate for e in estimates])
+    lo = np.array([e.low for e in estimates])
+    hi = np.array([e.high for e in estimates])
+    ax.fill_between(x, lo, hi, color="#4c72b0", alpha=0.2, lw=0, label="95% interval")
+    ax.plot(x, est, "o-", color="#4c72b0", label="estimate")
+    if reference is not None:
+        ax.axhline(reference, color="#999999", lw=1, ls="--")
+    ax.set_xticks(x, list(levels))
+    if percent:
+        ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f}pp")
+    unit = estimates[0].unit if estimates else "game"
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("\n".join(textwrap.wrap(ylabel, 45)) + f"\n(band: 95% interval, {unit}s resampled)")
+    if title:
+        ax.set_title("\n".join(textwrap.wrap(title, 70)))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig, ax
+
+
+def heat_map(
+    rows: Sequence[str],
+    columns: Sequence[str],
+    grid: Sequence[Sequence[Estimate]],
+    row_label: str,
+    column_label: str,
+    value_label: str,
+    title: str = "",
+    percent: bool = False,
+    signed: bool = True,
+) -> tuple[Figure, Axes]:
+    """A response over a grid of two factors: one coloured cell per pair of levels, its estimate and interval written in.
+
+    Parameters
+    ----------
+    rows, columns : sequence of str
+        The two factors' levels.
+    grid : rows x columns Estimates
+    signed : bool
+        The values are differences: colours diverge from zero and numbers
+        carry their sign; otherwise levels, coloured from the smallest to the largest.
+    """
+    values = np.array([[e.estimate for e in row] for row in grid], dtype=float)
+    if values.shape != (len(rows), len(columns)):
+        raise ValueError(f"grid of shape {values.shape} for {len(rows)} rows and {len(columns)} columns")
+    fig = Figure(figsize=(1.6 + 1.5 * len(columns), 1.4 + 0.8 * len(rows)))
+    ax = fig.subplots()
+    if signed:
+        bound = float(np.nanmax(np.abs(values))) or 1.0
+        image = ax.imshow(values, cmap="RdBu_r", vmin=-bound, vmax=bound, aspect="auto")
+        middle = 0.0
+    else:
+        image = ax.imshow(values, cmap="viridis", aspect="auto")
+        middle = float(np.nanmean(values))
+    scale, suffix = (100.0, "pp" if signed else "%") if percent else (1.0, "")
+    sign = "+" if signed else ""
+    for i, row in enumerate(grid):
+        for j, e in enumerate(row):
+            # Dark cells (far from the middle of the scale) get white text.
+            far = abs(e.estimate - middle) > 0.5 * (float(np.nanmax(np.abs(values - middle))) or 1.0)
+            colour = "white" if (far if signed else e.estimate < middle) else "black"
+            ax.text(j, i, f"{scale * e.estimate:{sign}.2f}{suffix}\n[{scale * e.low:{sign}.2f}, "
+                          f"{scale * e.high:{sign}.2f}]", ha="center", va="center", fontsize=8, color=colour)
+    ax.set_xticks(range(len(columns)), list(columns))
+    ax.set_yticks(range(len(rows)), list(rows))
+    ax.set_xlabel(column_label)
+    ax.set_ylabel(row_label)
+    unit = grid[0][0].unit if grid and grid[0] else "game"
+    bar = fig.colorbar(image, ax=ax)
+    bar.set_label("\n".join(textwrap.wrap(value_label, 40)) + f"\n(cells: estimate [95% interval, {unit}s resampled])",
+                  fontsize=8)
+    if title:
+        ax.set_title("\n".join(textwrap.wrap(title, 60)), fontsize=10)
     fig.tight_layout()
     return fig, ax

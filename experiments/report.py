@@ -221,7 +221,10 @@ def _page_blocks(name: str, experiment: Experiment, runs: Sequence[Results], qui
     items.append("config: " + json.dumps({k: v for k, v in first.config.to_dict().items() if k != "seed"}))
     blocks.append(("ul", items))
     blocks.append(("h2", "Reproduce"))
-    blocks.append(("pre", "\n".join(command_for(name, r.config) for r in runs)))
+    if experiment.command is not None:  # a study: its file, saved beside this page, runs every seed
+        blocks.append(("pre", experiment.command(first.config)))
+    else:
+        blocks.append(("pre", "\n".join(command_for(name, r.config) for r in runs)))
     blocks.append(("p", "Each run writes its rows (`seed-N/data/`, one results dataset per arm and rotation, which "
                         "`rami info` describes) and `summary.json` beside this page."))
     return blocks
@@ -287,9 +290,14 @@ def _html(blocks: Sequence[Block], title: str, images: dict[str, str]) -> str:
     return "\n".join(out)
 
 
-def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool) -> Path:
-    """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML."""
-    experiment = experiments.load(name)
+def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
+               experiment: Experiment | None = None) -> Path:
+    """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML.
+
+    ``experiment`` is the experiment of the runs when it is not a registered
+    one (a study, :mod:`experiments.study`).
+    """
+    experiment = experiment or experiments.load(name)
     first = runs[0]
     figure_dir = folder / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -371,10 +379,22 @@ def _same_run(folder: Path, config: design.Config) -> bool:
 
 def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
     """Write the index of every reported experiment with pages in ``folder``; return ``index.html``."""
+    from experiments import study as study_lib
+
     entries, wall = [], 0.0
-    for name in experiments.REPORTED:
+    studies = sorted(p.parent.name for p in folder.glob(f"*/{study_lib.STUDY_FILE}"))
+    for name in [*experiments.REPORTED, *studies]:
+        if name in experiments.REPORTED:
+            experiment, at = experiments.load(name), seeds
+        else:
+            try:
+                found = study_lib.read_study(folder / name / study_lib.STUDY_FILE)
+            except ValueError as exc:
+                log.warning("%s: not listed (%s)", folder / name, exc)
+                continue
+            experiment, at = study_lib.experiment_of(found), found.seeds
         try:
-            summaries = [design.read_summary(folder / name / f"seed-{seed}") for seed in seeds]
+            summaries = [design.read_summary(folder / name / f"seed-{seed}") for seed in at]
         except OSError:
             continue
         runs = [[Finding.from_dict(f) for f in summary["findings"]] for summary in summaries]
@@ -382,30 +402,37 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
         disagree = sum(1 for f in runs[0] if _key(f) in others and not agreement(f, others[_key(f)]))
         wall += sum(summary["provenance"]["wall_seconds"] for summary in summaries)
         lines = [c["conclusions"] for c in summaries]
-        experiment = experiments.load(name)
         said = [claims(experiment, found, experiment.config_type.from_dict(summary["config"]))
                 for found, summary in zip(runs, summaries)]
         compared = compare_claims(*said) if len(said) > 1 else []
         differ = sum(1 for *_, same in compared if not same)
-        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, (differ, len(compared))))
+        entries.append((name, summaries[0]["question"], lines[0], len(runs[0]), disagree, (differ, len(compared)),
+                        name in studies))
     edition = "quick edition" if quick else "full edition"
     command = "rami report --quick" if quick else "rami report"
     blocks: list[Block] = [
         ("h1", f"Rami lab reports ({edition})"),
-        ("p", f"{len(entries)} strategy questions of French rummy, each answered by simulation at seeds "
+        ("p", f"{sum(not e[-1] for e in entries)} strategy questions of French rummy, each answered by simulation at seeds "
               f"{' and '.join(map(str, seeds))}, with 95% intervals that resample whole games. "
               f"Made by `{command}`; the simulations and their analysis took {wall / 60:.1f} minutes."
               + (" Quick edition: small sizes and wide intervals; the full edition is the reference." if quick else "")),
     ]
-    rows = []
-    for name, title, conclusions, n, disagree, differ in entries:
+    rows, study_rows = [], []
+    for name, title, conclusions, n, disagree, differ, is_study in entries:
         reading = (f"⚠ {differ[0]} of {differ[1]} claims differ" if differ[0]
                    else f"the same {differ[1]} claims")
         findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
             else "all findings agree"
         seeds_text = f"{reading}; {findings_text}"
-        rows.append([f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
-    blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
+        (study_rows if is_study else rows).append(
+            [f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
+    if rows:
+        blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
+    if study_rows:
+        blocks.append(("h2", "Studies"))
+        blocks.append(("p", "Questions asked by study files (`rami study FILE`, docs/studies.md), answered on the "
+                            "same machinery."))
+        blocks.append(("table", ["question", "first conclusion", "two seeds"], study_rows))
     (folder / "index.md").write_text(_md(blocks, "").replace("/index.html)", "/index.md)"), encoding="utf-8")
     page = folder / "index.html"
     text = _html(blocks, f"Rami lab reports ({edition})", {})

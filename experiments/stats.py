@@ -11,6 +11,7 @@ from __future__ import annotations
 from sim.intervals import (
     Estimate,
     bootstrap_interval,
+    contrast_estimate,
     normal_interval,
     paired_difference,
     ratio_bootstrap_interval,
@@ -23,6 +24,7 @@ from sim.intervals import (
 __all__ = [
     "Estimate",
     "bootstrap_interval",
+    "contrast_estimate",
     "normal_interval",
     "paired_difference",
     "ratio_bootstrap_interval",

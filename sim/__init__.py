@@ -5,6 +5,7 @@ pure-Python rules reference; :func:`simulate` plays many games with the
 compiled engine (or writes them to a results dataset that :func:`load`
 reads back) and :func:`play_traced` records every event of one;
 :func:`advise` explains what a strategy plays at a position of such a trace;
+:func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
 each of its choices out on the same futures.
 """
@@ -15,7 +16,7 @@ from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
-    "game_summary", "load", "play_traced", "rollout", "rules", "simulate",
+    "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "study",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -43,6 +44,11 @@ def __getattr__(name: str) -> Any:
         from sim import rollouts
 
         return rollouts.rollout
+    if name == "study":
+        # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the simulator.
+        from experiments import study
+
+        return study.run_study
     if name == "advise":
         from sim import advice
 

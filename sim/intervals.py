@@ -35,6 +35,7 @@ __all__ = [
     "Z95",
     "Z95_ROUNDED",
     "bootstrap_interval",
+    "contrast_estimate",
     "mean_interval",
     "normal_interval",
     "paired_difference",
@@ -338,6 +339,62 @@ def paired_difference(
     ratio = paired_var / unpaired_var if unpaired_var > 0 else math.nan
     d = ra - rb
     return Estimate(d, low, high, d - half, d + half, int(n), unit, ratio)
+
+
+def contrast_estimate(
+    totals: np.ndarray,
+    counts: np.ndarray,
+    weights: Sequence[float],
+    seed: int | np.random.Generator,
+    n_resamples: int = 2000,
+    unit: str = "game",
+    z: float = Z95_ROUNDED,
+) -> Estimate:
+    """``sum_k weights[k] * ratio_k``, each ``ratio_k = sum(totals[k]) / sum(counts[k])``, on shared clusters.
+
+    The estimate of a sweep's effects: an effect is a difference of two
+    ratios (``weights = (1, -1)``, :func:`paired_difference`'s estimate), an
+    effect's change between two levels of another factor (an interaction) a
+    difference of two such differences (``(1, -1, -1, 1)``). Entry ``[k, i]``
+    belongs to cluster ``i`` for every ``k`` (the same game index in every
+    cell), and the bootstrap resamples clusters jointly; the normal interval
+    is the delta method's, from the clusters' combined influence.
+
+    Parameters
+    ----------
+    totals, counts : array of float, shape (k, n)
+        Per ratio and cluster, as in :func:`ratio_estimate`.
+    weights : sequence of float, length k
+    """
+    t = np.asarray(totals, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    if t.ndim != 2 or t.shape != c.shape or w.shape != (t.shape[0],):
+        raise ValueError(f"totals and counts must be (ratios, clusters) arrays with one weight per ratio, got "
+                         f"{t.shape}, {c.shape} and {w.shape}")
+    if t.shape[1] < 2:
+        raise ValueError(f"an interval needs at least 2 clusters, got {t.shape[1]}")
+    if (c < 0).any() or (c.sum(axis=1) <= 0).any():
+        raise ValueError("counts must be non-negative with a positive sum for every ratio")
+    estimate = 0.0
+    influence = np.zeros(t.shape[1])
+    for k in range(t.shape[0]):
+        ratio, inf = _linearised(t[k], c[k])
+        estimate += w[k] * ratio
+        influence += w[k] * inf
+    n = t.shape[1]
+    estimate = float(estimate)
+    half = z * float(influence.std(ddof=1)) / math.sqrt(n)
+
+    def statistic(idx: np.ndarray) -> np.ndarray:
+        out = np.zeros(idx.shape[0])
+        for k in range(t.shape[0]):
+            den = c[k][idx].sum(axis=1)
+            out += w[k] * t[k][idx].sum(axis=1) / np.where(den > 0, den, np.nan)
+        return out
+
+    low, high = _percentiles(n, statistic, seed, n_resamples, 0.95)
+    return Estimate(estimate, low, high, estimate - half, estimate + half, int(n), unit)
 
 
 def unpaired_difference(

@@ -9,6 +9,7 @@ import click
 from sim.cli.common import (
     BadValue,
     Number,
+    PathArg,
     as_options,
     bad_value,
     check_out_path,
@@ -67,7 +68,10 @@ def _edition(folder: Path) -> bool:
             return True
     except (OSError, UnicodeDecodeError):
         pass
-    return all(e.is_dir() and e.name in experiments.EXPERIMENTS for e in folder.iterdir())
+    from experiments import study
+
+    return all(e.is_dir() and (e.name in experiments.EXPERIMENTS or (e / study.STUDY_FILE).exists())
+               for e in folder.iterdir())
 
 
 @main.group("experiment")
@@ -234,3 +238,67 @@ def report_command(quick, out, only, reuse, quiet) -> None:
                                         progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"), reuse=reuse)
     click.echo(f"reports written; open {index.resolve()}")
     click.echo(f"(Markdown: {index.with_suffix('.md').resolve()})")
+
+
+def check_study(file: str, quick: bool, games: int | None, out: str | None):
+    """Every check of ``rami study`` made before anything is written or played: the file, the folder, the data.
+
+    A study file that cannot be run is a :class:`BadValue` naming its line
+    and key (exit 2); an output folder that is not an edition, or that holds
+    this study's data of another config, a ``click.ClickException`` (exit 1).
+    """
+    from experiments import design
+    from experiments import study as study_lib
+
+    try:
+        study = study_lib.read_study(file)
+    except ValueError as exc:
+        raise BadValue(str(exc)) from None
+    experiment = study_lib.experiment_of(study)
+    out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
+    check_output_folder(out, _edition, "an edition of `rami report`")
+    with as_options({"games": "--games"}):
+        configs = [experiment.config(quick, seed=seed, precision=study.precision, max_games=study.max_games,
+                                     **({} if games is None else {"games": games})) for seed in study.seeds]
+    for config in configs:
+        data = out / study.name / f"seed-{config.seed}" / design.DATA
+        if not design.data_fits(data, experiment, config):
+            raise click.ClickException(
+                f"{data} holds the data of another version of study {study.name} (its {design.RUN} says which); "
+                "give the study another name, choose another --out, or remove that folder to start again")
+    return study, out
+
+
+@main.command("study")
+@click.argument("file", type=PathArg(dir_okay=False))
+@click.option("--quick", is_flag=True, help="Play the study's quick_games instead of its games.")
+@click.option("--games", type=click.IntRange(min=2), default=None,
+              help="Games per arm and seed, at least 2 (default: the file's).")
+@click.option("--out", default=None, metavar="FOLDER",
+              help="The report edition the study's page joins: new, empty, or an earlier edition  "
+                   "[default: reports/quick with --quick, else reports]")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def study_command(file, quick, games, out, quiet) -> None:
+    """Run the study FILE (TOML, docs/studies.md) at its seeds; write its page into the report's index.
+
+    Every key of the file is checked before anything is written or played;
+    an error names the file's line. The games are written batch by batch:
+    stopped by Ctrl-C or killed, the same command plays only the rest.
+    """
+    from experiments import study as study_lib
+
+    study, out = check_study(file, quick, games, out)
+    kept = lambda: f"the finished batches are kept in {out / study.name}; the same command plays only the rest"  # noqa: E731
+    with made_folder(out, kept):
+        bar, update = _bar(quiet)
+        try:
+            with bar:
+                results = study_lib.run_study(study, out, quick, games,
+                                              progress=lambda s, d, t: update(d, t, f"{study.name} seed {s}"))
+        except (ValueError, NotImplementedError) as exc:
+            raise click.ClickException(in_option_words(str(exc), {"games": "--games"})) from exc
+    click.echo(study.title)
+    for line in results.conclusions:
+        click.echo(f"  - {line}")
+    click.echo(f"page written; open {results.page.resolve()}")
+    click.echo(f"(index: {(out / 'index.html').resolve()})")
