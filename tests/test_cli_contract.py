@@ -153,6 +153,13 @@ CASES = [
     (["rules", "--rules", ""], 2, ["--rules"]),
     (["strategies", "extra"], 2, ["unexpected extra argument"]),
     (["strategies", "--verbose"], 2, ["No such option"]),
+    # study (the refusals of a study file's keys are tested in test_studies.py)
+    (["study"], 2, ["Missing argument 'FILE'"]),
+    (["study", "no-such-study.toml"], 2, ["study file 'no-such-study.toml' does not exist"]),
+    (["study", "afile"], 2, ["afile: not valid TOML"]),
+    (["study", str(ROOT / "docs" / "studies" / "joker_policy.toml"), "--games", "1"], 2, ["--games", "x>=2"]),
+    (["study", str(ROOT / "docs" / "studies" / "joker_policy.toml"), "--out", "foreign"], 1,
+     ["not an edition of `rami report`"]),
     # simulate
     (["simulate", "--out", ""], 2, ["--out is empty"]),
     (["simulate", "--games", BIG], 2, ["--games", "1<=x<=2147483647"]),
