@@ -46,9 +46,9 @@ def __getattr__(name: str) -> Any:
         return rollouts.rollout
     if name == "study":
         # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the simulator.
-        from experiments import study
+        import experiments.study
 
-        return study.run_study
+        return experiments.study.run_study
     if name == "advise":
         from sim import advice
 
