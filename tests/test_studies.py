@@ -241,3 +241,13 @@ def test_a_contrast_of_two_ratios_is_the_paired_difference_interval_included():
         (b.estimate, b.low, b.high, b.normal_low, b.normal_high))
     with pytest.raises(ValueError, match="one weight per ratio"):
         contrast_estimate(totals, counts, [1, -1, 1], 1)
+
+
+def test_a_precision_target_adds_games_until_the_headline_interval_is_narrow_enough():
+    spec = {"name": "precise", "games": 6, "seeds": [1], "precision": 4.0, "max_games": 60,
+            "arms": {"greedy": ["greedy", "greedy"], "expert": ["expert", "greedy"]}}
+    results = S.run_study(spec, workers=2)
+    head = next(f for f in results.findings if f.headline)
+    played = results.runs[0].provenance["games"]
+    assert played > 6, "six games cannot give a 4-point interval: the study should have grown"
+    assert head.estimate.width <= 4.0 or played == 60
