@@ -20,6 +20,8 @@ Prints, after compilation (a warm-up run is not timed):
   that shares nothing between threads, on one and on every core. A shared
   virtual machine rarely scales perfectly even then; the engine's scaling is
   best read against this figure;
+- a table of four experts of Rami 51, the base player of rollouts and of
+  the searching player's playouts, with its floor ratio too;
 - the floor ratio of each game on one core: when the speed floor
   ``../shared/bench/floor.py`` (relative to the repository root) is present,
   it is run in the same process tree before and after the engine's cases,
@@ -31,7 +33,8 @@ Prints, after compilation (a warm-up run is not timed):
   CPU seconds), and the part of it a second run does not repeat, the
   compiling (``--no-compile`` skips it).
 Targets (4 greedy players, one core, floor ratios read in one run): rami51
-within 15x of the floor, contrat within 25x, basic rummy within 6x; two
+within 15x of the floor, contrat within 25x, basic rummy within 6x; four
+experts of rami51 within 30x; two
 cores within 10% of twice one core, read against the machine baseline;
 sim.best_openings at most 1 us per 14-card hand; the first
 ``rami simulate --games 100`` on a fresh cache within 60 s on 2 cores.
@@ -239,6 +242,8 @@ def main() -> None:
     for ruleset in ("rami51", "basic", "contrat"):
         sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]
+    # A table of experts: the base player of every rollout and of the searching player's playouts.
+    cases.append(("rami51", 4, "expert"))
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
     # The floor runs before and after the cases; its mean is the yardstick.

@@ -73,7 +73,7 @@ warnings.filterwarnings("ignore", message=".*Code running in object mode won't a
 from sim.engine.actions import hand_melded
 from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
-from sim.engine.melds import JOKER, SUIT_BITS, ZERO, bit, card_in_meld, count, highest, holds_meld, lowest
+from sim.engine.melds import JOKER, SUIT_BITS, ZERO, bit, card_in_meld, count, highest, holds_meld, lowest, popcount
 from sim.engine.rng import below
 from sim.engine.table import hand_recovers, table_accepts
 
@@ -188,25 +188,58 @@ def near_score(code, lo, hi, pub, view):
     return total
 
 
+def _feed_partners() -> np.ndarray:
+    """Per card code, the codes it melds with in a 3-card meld: its rank in another suit, its suit within two ranks."""
+    out = np.zeros(52, dtype=np.uint64)
+    for code in range(52):
+        suit, rank = divmod(code, 13)
+        for other in range(52):
+            s, r = divmod(other, 13)
+            if (r == rank and s != suit) or (s == suit and r != rank and abs(r - rank) <= 2):
+                out[code] |= np.uint64(1) << np.uint64(other)
+    return out
+
+
+FEED_PARTNERS = _feed_partners()
+"""``FEED_PARTNERS[code]``: the cards a player holding one of them could meld ``code`` with, as a bit word."""
+
+
 @kernel
-def feeds(code, seat_next, pub, view, table_mask, joker_fits):
-    """How much the next player could use ``code``: the table and what it took."""
+def took_cards(pub, seat):
+    """The card codes ``seat`` took from the pile and still holds, as a bit word (a code once, however many copies)."""
+    row = PUB_TOOK + seat
+    took = ZERO
+    for c in range(52):
+        if pub[row, c] != 0:
+            took |= bit(c)
+    return took
+
+
+@kernel
+def feeds_taken(code, took, next_opened, table_mask):
+    """:func:`feeds` from the next player's taken cards already gathered (:func:`took_cards`).
+
+    Scoring a hand's discards asks it of every card: the next player's taken
+    cards are gathered once, and each card's partners among them are one
+    mask and a bit count instead of a pass over the 52 codes.
+    """
     if code >= 52:
         return 2.0
     score = 0.0
-    if pub[PUB_OPENED, seat_next] and (table_mask & bit(code)):
+    if next_opened and (table_mask & bit(code)):
         score += 1.0
-    suit = code // 13
-    rank = code % 13 + 1
-    row = PUB_TOOK + seat_next
-    for s in range(4):
-        for r in range(1, 14):
-            c = s * 13 + r - 1
-            if pub[row, c] == 0:
-                continue
-            if (r == rank and s != suit) or (s == suit and abs(r - rank) <= 2 and r != rank):
-                score += 1.0
-    return score
+    return score + popcount(took & FEED_PARTNERS[code])
+
+
+@kernel
+def feeds(code, seat_next, pub, view, table_mask, joker_fits):
+    """How much the next player could use ``code``: the table and what it took.
+
+    One point if the next player has opened and ``code`` fits a table meld,
+    and one per card code it took from the pile that ``code`` would meld
+    with (same rank in another suit, same suit within two ranks); a joker 2.
+    """
+    return feeds_taken(code, took_cards(pub, seat_next), pub[PUB_OPENED, seat_next], table_mask)
 
 
 @kernel(inline="always")
@@ -341,6 +374,13 @@ def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, jo
     its near-meld worth, with 2 also less what it would feed the next
     player; less 5000 more for the joker.
     """
+    took = took_cards(pub, view[V_NEXT]) if params[P_DISCARD] >= 2 else ZERO
+    return discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took)
+
+
+@kernel(inline="always")
+def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took):
+    """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`)."""
     mode = params[P_DISCARD]
     score = penalty
     if fits:
@@ -348,7 +388,7 @@ def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, jo
     if mode >= 1:
         score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
     if mode >= 2:
-        score -= params[P_FEED_WEIGHT] * feeds(code, view[V_NEXT], pub, view, table_mask, joker_fits)
+        score -= params[P_FEED_WEIGHT] * feeds_taken(code, took, pub[PUB_OPENED, view[V_NEXT]], table_mask)
     if code == 52:
         score -= 5000.0  # a joker goes only when nothing else may
     return score
@@ -371,8 +411,10 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
                            pub)
     best = -1
     best_score = -1.0e18
+    # The next player's taken cards, gathered once for every card weighed.
+    took = took_cards(pub, view[V_NEXT]) if params[P_DISCARD] >= 2 else ZERO
     for i in range(n_legal):
-        score = discard_score(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, joker_fits)
+        score = discard_score_taken(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, took)
         if score > best_score:
             best_score = score
             best = i
