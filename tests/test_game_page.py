@@ -1,0 +1,142 @@
+"""The game page without a browser: its states are the engine's, it is self-contained, and it escapes text.
+
+The analysis drawn is a small real one (``game_page_analysis.py``: a traced
+game, a few decisions valued by belief rollouts of a few trials).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+import sim
+from sim.analysis import Analysis, to_html, write_html
+from sim.analysis.page import decision_step, page_data
+from sim.rules.replay import ReplayError
+
+sys.path.insert(0, str(Path(__file__).parent))
+import game_page_analysis  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def analysis() -> Analysis:
+    return game_page_analysis.small_analysis(n=30, wanted=4)
+
+
+@pytest.fixture(scope="module")
+def trace() -> list[dict]:
+    return sim.play_traced("rami51", ["greedy", "cautious"], seed=5)
+
+
+class _Resources(HTMLParser):
+    """Every tag and the attributes that could fetch something."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.links: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href", "action", "srcset", "poster", "data", "xlink:href"):
+                self.links.append((tag, name, value or ""))
+
+
+def _embedded(html: str) -> dict:
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
+    assert found, "the page embeds its data"
+    return json.loads(found.group(1))
+
+
+def test_states_are_the_engine_positions(analysis: Analysis) -> None:
+    """At each analysed decision and at a sample of other decision events, the embedded hands,
+    table, pile and stock are those of ``Position.from_trace``."""
+    events = list(analysis.events)
+    steps = _embedded(to_html(analysis))["steps"]
+    assert len(steps) == len(events)
+    decision_events = [i for i, e in enumerate(events) if e["type"] in ("draw", "discard", "open", "meld", "add",
+                                                                       "recover", "deal", "restock")
+                       and events[i - 1]["type"] != "recover"]
+    sample = sorted({d.event for d in analysis.decisions} | set(decision_events[::60]))
+    for index in sample:
+        position = sim.Position.from_trace(events, index)
+        step = steps[index] if events[index]["type"] in ("deal", "restock") else steps[index - 1]
+        seen = position.observe(position.seat)
+        for seat in range(events[0]["players"]):
+            assert step["hands"][seat] == position.hand(seat), (index, seat)
+        assert [cards for _, cards in step["table"]] == list(seen.table), index
+        assert step["pile"] == (seen.pile.split()[-1] if seen.pile else ""), index
+        assert step["pile_size"] == len(seen.pile.split()), index
+        assert step["stock"] == seen.stock_size, index
+
+
+def test_decisions_sit_at_their_steps(analysis: Analysis) -> None:
+    data = page_data(analysis)
+    for k, d in enumerate(analysis.decisions):
+        step = decision_step(analysis.events, d)
+        assert data["decisions"][step]["index"] == k
+        assert data["steps"][step]["to_move"] == d.seat
+
+
+def test_page_is_self_contained(analysis: Analysis, trace: list[dict], tmp_path: Path) -> None:
+    for source in (analysis, trace):
+        path = tmp_path / "game.html"
+        write_html(source, path)
+        html = path.read_text(encoding="utf-8")
+        parser = _Resources()
+        parser.feed(html)
+        assert parser.links == [] or all(not re.match(r"\s*(https?:)?//", v) for _, _, v in parser.links), \
+            parser.links
+        assert "link" not in parser.tags and "iframe" not in parser.tags and "img" not in parser.tags
+        assert not re.search(r"https?://", html), "no address of the network anywhere in the page"
+        assert not re.search(r"@import|url\(", html), "the style fetches nothing"
+        assert "<script src" not in html
+        assert html.count("<script") == 2  # the data and the inline script
+
+
+def test_plain_trace_has_no_analysis_parts(trace: list[dict]) -> None:
+    html = to_html(trace)
+    assert 'id="timeline"' not in html and 'class="decision' not in html
+    data = _embedded(html)
+    assert data["decisions"] == {} and data["view"] == "all"
+    assert data["steps"][-1]["caption"].startswith("The game ends")
+
+
+def test_text_is_escaped(trace: list[dict]) -> None:
+    """A strategy name with markup in it (a trace edited by hand, say) is written as text."""
+    events = [dict(e) for e in trace]
+    events[0] = {**events[0], "strategies": ['<img src=x onerror="alert(1)">', "</script><b>bold</b>"]}
+    html = to_html(events)
+    assert "<img src=x" not in html and "<b>bold</b>" not in html and "</script><b>" not in html
+    assert "&lt;img src=x" in html  # the heading, escaped
+    assert _embedded(html)["strategies"][1] == "</script><b>bold</b>"  # the data, intact once read
+
+
+def test_candidates_are_listed_with_played_and_best(analysis: Analysis) -> None:
+    """Each decision's panel lists its candidates best first, the played and best rows flagged, and its mark."""
+    html = to_html(analysis)
+    for k, d in enumerate(analysis.decisions):
+        panel = re.search(rf'<article class="decision[^"]*" id="decision-{k}".*?</article>', html, re.S).group(0)
+        rows = re.findall(r'<tr class="([^"]*)">.*?<td class="choice">(.*?)</td>', panel, re.S)
+        assert [re.sub(r"<[^>]+>", "", text) for _, text in rows] == [c.choice for c in d.candidates]
+        for (classes, _), c in zip(rows, d.candidates):
+            assert ("played" in classes.split()) == c.played and ("best" in classes.split()) == c.best
+        assert ('class="mark mark-' in panel) == (d.mark is not None)
+        if d.mark:
+            assert f"{d.mark}</span>" in panel
+
+
+def test_bad_input_is_refused(trace: list[dict]) -> None:
+    with pytest.raises(ValueError, match="game_start"):
+        to_html(trace[1:])
+    broken = [dict(e) for e in trace]
+    first_draw = next(i for i, e in enumerate(broken) if e["type"] == "draw")
+    broken[first_draw] = {**broken[first_draw], "card": "★" if broken[first_draw]["card"] != "★" else "2♣"}
+    with pytest.raises(ReplayError):
+        to_html(broken)
