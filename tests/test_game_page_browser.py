@@ -155,6 +155,11 @@ def test_analysed_decisions_show_their_choices(driver: Any, analysis: Analysis, 
         position = sim.Position.from_trace(events, d.event)
         shown, cards, _ = _hand(driver, d.seat)
         assert shown == "yes" and _same_cards(cards, position.hand(d.seat))
+        if d.kind == "discard":
+            hand = driver.find_element("id", f"hand-{d.seat}")
+            outlined = [[c.get_attribute("data-card") for c in hand.find_elements("css selector", f".card.{cls}")]
+                        for cls in ("played-card", "best-card")]
+            assert outlined == [[d.played], [d.best]]
     # One step off a decision: no panel shown.
     _press(driver, Keys.ARROW_RIGHT)
     if _step(driver) not in {decision_step(events, d) for d in analysis.decisions}:

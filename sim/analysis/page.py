@@ -31,10 +31,13 @@ from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.rules.facts import better_points
 from sim.rules.replay import TableState, replay_states
 
-__all__ = ["MARK_SYMBOLS", "decision_step", "page_data", "to_html", "write_html"]
+__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "decision_step", "page_data", "to_html", "write_html"]
 
 # The signs annotated games use beside a move, as GNU Backgammon and chess books do.
 MARK_SYMBOLS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
+
+# A decision's kind as the page's headings say it.
+KIND_WORDS = {"draw": "draw", "lay": "laying", "discard": "discard", "may_i": "\"Puis-je ?\""}
 
 _SUIT_CLASS = {"♣": "clubs", "♦": "diamonds", "♥": "hearts", "♠": "spades"}
 
@@ -192,7 +195,8 @@ def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
             if not 0 < d.event < len(events):
                 raise ValueError(f"decision {k} stands at event {d.event}, outside the trace's {len(events)} events")
             step = decision_step(events, d)
-            decisions[step] = {"index": k, "seat": d.seat, "mark": d.mark}
+            decisions[step] = {"index": k, "seat": d.seat, "kind": d.kind, "played": d.played, "best": d.best,
+                               "mark": d.mark}
             steps[step]["to_move"] = d.seat
     return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "steps": steps,
             "decisions": decisions, "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}
@@ -229,6 +233,7 @@ def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:
         "timeline": _timeline(analysis, len(data["steps"]), data["players"]) if analysis and analysis.decisions
         else None,
         "marks": MARKS,
+        "kind_words": KIND_WORDS,
         "mark_symbols": MARK_SYMBOLS,
         "better": better,
         "caption": data["steps"][0]["caption"],

@@ -58,6 +58,7 @@
       box.append(head);
       if (shown) {
         box.append(cards(hand));
+        markDiscard(box, data.decisions[current], seat);
       } else {
         const row = el("span", "cards");
         for (let i = 0; i < size; i++) row.append(back());
@@ -65,6 +66,15 @@
       }
       hands.append(box);
     });
+  }
+
+  // At an analysed discard, the card thrown and the best card to throw are outlined in the hand.
+  function markDiscard(box, decision, seat) {
+    if (!decision || decision.kind !== "discard" || decision.seat !== seat) return;
+    for (const [choice, cls] of [[decision.best, "best-card"], [decision.played, "played-card"]]) {
+      const found = Array.from(box.querySelectorAll(".card")).find((c) => c.dataset.card === choice);
+      if (found) found.classList.add(cls);
+    }
   }
 
   function drawTable(step) {
