@@ -76,11 +76,29 @@ def test_states_are_the_engine_positions(analysis: Analysis) -> None:
         assert step["stock"] == seen.stock_size, index
 
 
+@pytest.mark.parametrize("ruleset,strategies", [("contrat", ["greedy", "expert", "random", "cautious"]),
+                                                 ("basic", ["greedy", "random", "expert"])])
+def test_states_in_the_other_games(ruleset: str, strategies: list[str]) -> None:
+    """Rami contrat ("Puis-je ?", two decks, sets with a joker) and basic rummy: the plain page's states
+    are the engine's positions too."""
+    events = sim.play_traced(ruleset, strategies, seed=4)
+    steps = _embedded(to_html(events))["steps"]
+    decision_events = [i for i, e in enumerate(events) if e["type"] in ("draw", "discard", "open", "meld", "add")
+                       and events[i - 1]["type"] != "recover"]
+    for index in decision_events[:: max(1, len(decision_events) // 12)]:
+        position = sim.Position.from_trace(events, index)
+        step = steps[index - 1]
+        seen = position.observe(position.seat)
+        assert step["hands"] == [position.hand(seat) for seat in range(len(strategies))], index
+        assert [cards for _, cards in step["table"]] == list(seen.table), index
+        assert (step["stock"], step["pile_size"]) == (seen.stock_size, len(seen.pile.split())), index
+
+
 def test_decisions_sit_at_their_steps(analysis: Analysis) -> None:
     data = page_data(analysis)
     for k, d in enumerate(analysis.decisions):
         step = decision_step(analysis.events, d)
-        assert data["decisions"][step]["index"] == k
+        assert k in [found["index"] for found in data["decisions"][step]]
         assert data["steps"][step]["to_move"] == d.seat
 
 

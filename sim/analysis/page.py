@@ -179,7 +179,8 @@ def _state_json(state: TableState) -> dict[str, Any]:
 
 def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
     """What the page's script draws, as JSON-ready values: one state per event, and the
-    decisions' steps (``{}`` without an analysis)."""
+    analysed decisions at each step (``{}`` without an analysis; a step may hold two decisions of one
+    seat, a laying and the discard that follows it)."""
     analysis = source if isinstance(source, Analysis) else None
     events = list(analysis.events if analysis else source)
     if not events or events[0].get("type") != "game_start":
@@ -195,8 +196,8 @@ def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
             if not 0 < d.event < len(events):
                 raise ValueError(f"decision {k} stands at event {d.event}, outside the trace's {len(events)} events")
             step = decision_step(events, d)
-            decisions[step] = {"index": k, "seat": d.seat, "kind": d.kind, "played": d.played, "best": d.best,
-                               "mark": d.mark}
+            decisions.setdefault(step, []).append({"index": k, "seat": d.seat, "kind": d.kind, "played": d.played,
+                                                   "best": d.best, "mark": d.mark})
             steps[step]["to_move"] = d.seat
     return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "steps": steps,
             "decisions": decisions, "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}

@@ -58,7 +58,7 @@
       box.append(head);
       if (shown) {
         box.append(cards(hand));
-        markDiscard(box, data.decisions[current], seat);
+        for (const decision of data.decisions[current] || []) markDiscard(box, decision, seat);
       } else {
         const row = el("span", "cards");
         for (let i = 0; i < size; i++) row.append(back());
@@ -70,7 +70,7 @@
 
   // At an analysed discard, the card thrown and the best card to throw are outlined in the hand.
   function markDiscard(box, decision, seat) {
-    if (!decision || decision.kind !== "discard" || decision.seat !== seat) return;
+    if (decision.kind !== "discard" || decision.seat !== seat) return;
     for (const [choice, cls] of [[decision.best, "best-card"], [decision.played, "played-card"]]) {
       const found = Array.from(box.querySelectorAll(".card")).find((c) => c.dataset.card === choice);
       if (found) found.classList.add(cls);
@@ -95,12 +95,12 @@
   }
 
   function drawDecision(stepIndex) {
-    const found = data.decisions[stepIndex];
+    const here = (data.decisions[stepIndex] || []).map((d) => d.index);
     for (const panel of document.querySelectorAll("article.decision")) {
-      panel.hidden = !found || Number(panel.dataset.decision) !== found.index;
+      panel.hidden = !here.includes(Number(panel.dataset.decision));
     }
     const none = document.getElementById("no-decision");
-    if (none) none.hidden = Boolean(found);
+    if (none) none.hidden = here.length > 0;
     for (const point of document.querySelectorAll("circle.point")) {
       point.classList.toggle("current", Number(point.dataset.step) === stepIndex);
     }
