@@ -31,7 +31,7 @@ from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.rules.facts import better_points
 from sim.rules.replay import TableState, replay_states
 
-__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "decision_step", "page_data", "to_html", "write_html"]
+__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "card_tokens", "decision_step", "page_data", "to_html", "write_html"]
 
 # The signs annotated games use beside a move, as GNU Backgammon and chess books do.
 MARK_SYMBOLS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
@@ -140,7 +140,7 @@ class _Point:
     title: str
 
 
-def _timeline(analysis: Analysis, steps: int, players: int) -> dict[str, Any]:
+def _timeline(analysis: Analysis, steps: int) -> dict[str, Any]:
     """The timeline's geometry: one point per decision (x by step, y by loss), the rounds' boundaries,
     one line per seat, and each seat's total loss."""
     top = max([d.loss for d in analysis.decisions] + [1.0])
@@ -160,7 +160,7 @@ def _timeline(analysis: Analysis, steps: int, players: int) -> dict[str, Any]:
         points.append(_Point(x_of(step), y_of(d.loss), d.seat, step, k, d.mark,
                              words + (f" ({d.mark})" if d.mark else "")))
     rounds = [(x_of(i), e["round"] + 1) for i, e in enumerate(analysis.events) if e["type"] == "deal"]
-    lines = {s: " ".join(f"{p.x},{p.y}" for p in points if p.seat == s) for s in range(players)}
+    lines = {s: " ".join(f"{p.x},{p.y}" for p in points if p.seat == s) for s in analysis.seats}
     totals = []
     for s in analysis.seats:
         mine = [d for d in analysis.decisions if d.seat == s]
@@ -231,7 +231,7 @@ def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:
         "decisions": list(enumerate(analysis.decisions)) if analysis else [],
         "decision_steps": {k: decision_step(analysis.events, d) for k, d in enumerate(analysis.decisions)}
         if analysis else {},
-        "timeline": _timeline(analysis, len(data["steps"]), data["players"]) if analysis and analysis.decisions
+        "timeline": _timeline(analysis, len(data["steps"])) if analysis and analysis.decisions
         else None,
         "marks": MARKS,
         "kind_words": KIND_WORDS,
