@@ -1,4 +1,5 @@
-"""The game page without a browser: its states are the engine's, it is self-contained, and it escapes text.
+"""The game page without a browser: its states are the rules reference's replay and the engine's
+positions, it is self-contained, and it escapes text.
 
 The analysis drawn is a small real one (``game_page_analysis.py``: a traced
 game, a few decisions valued by belief rollouts of a few trials).
@@ -6,10 +7,12 @@ game, a few decisions valued by belief rollouts of a few trials).
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import sys
 from html.parser import HTMLParser
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -17,7 +20,9 @@ import pytest
 import sim
 from sim.analysis import Analysis, to_html, write_html
 from sim.analysis.page import decision_step, page_data
-from sim.rules.replay import ReplayError
+from sim.cards import deck, parse
+from sim.rules import preset
+from sim.rules.replay import ReplayError, replay_states
 
 sys.path.insert(0, str(Path(__file__).parent))
 import game_page_analysis  # noqa: E402
@@ -158,3 +163,27 @@ def test_bad_input_is_refused(trace: list[dict]) -> None:
     broken[first_draw] = {**broken[first_draw], "card": "★" if broken[first_draw]["card"] != "★" else "2♣"}
     with pytest.raises(ReplayError):
         to_html(broken)
+
+
+def test_replay_states_follow_the_trace():
+    """One state per event: the deal's cards as dealt, every in-round state holding the whole deck,
+    the last the game's totals; a broken trace gives no states."""
+    events = sim.play_traced("rami51", ["greedy", "random", "expert"], seed=7)
+    states = replay_states(events)
+    assert len(states) == len(events) and states[0].round is None
+    ruleset = preset("rami51")
+    size = len(deck(ruleset.decks, ruleset.jokers))
+    for event, state in zip(events, states):
+        if event["type"] == "deal":
+            assert [Counter(parse(h)) for h in state.hands] == [Counter(parse(h)) for h in event["hands"]]
+            assert state.pile == event["pile"] and state.stock_size == len(parse(event["stock"]))
+        if state.round is not None:
+            held = sum(len(parse(h)) for h in state.hands) + sum(len(parse(c)) for _, c in state.table)
+            assert held + len(parse(state.pile)) + state.stock_size == size
+        if event["type"] == "discard":
+            assert parse(state.pile)[-1] == parse(event["card"])[0]
+    assert list(states[-1].totals) == events[-1]["totals"]
+    broken = copy.deepcopy(events)
+    broken[3]["card"] = "★" if broken[3]["card"] != "★" else "2♣"
+    with pytest.raises(ReplayError):
+        replay_states(broken)
