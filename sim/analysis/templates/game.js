@@ -119,6 +119,7 @@
     const step = steps[current];
     document.body.dataset.step = current;
     document.getElementById("step-index").textContent = current;
+    document.getElementById("round").textContent = step.round === null ? "" : ", round " + (step.round + 1);
     document.getElementById("caption").textContent = step.caption;
     drawTable(step);
     drawHands(step);
