@@ -20,7 +20,9 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import jinja2
 import matplotlib
+from markupsafe import Markup
 
 import experiments
 from experiments import design, wording
@@ -230,64 +232,39 @@ def _page_blocks(name: str, experiment: Experiment, runs: Sequence[Results], qui
     return blocks
 
 
-def _md(blocks: Sequence[Block], figures: str) -> str:
-    out = []
-    for b in blocks:
-        kind = b[0]
-        if kind == "h1":
-            out.append(f"# {b[1]}\n")
-        elif kind == "h2":
-            out.append(f"## {b[1]}\n")
-        elif kind == "p":
-            out.append(f"{b[1]}\n")
-        elif kind == "ul":
-            out.append("\n".join(f"- {item}" for item in b[1]) + "\n")
-        elif kind == "table":
-            out.append("| " + " | ".join(b[1]) + " |")
-            out.append("|" + "---|" * len(b[1]))
-            out.extend("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in b[2])
-            out.append("")
-        elif kind == "fig":
-            out.append(f"![{b[2]}]({figures}/{b[1]}.png)\n\n[SVG]({figures}/{b[1]}.svg)\n")
-        elif kind == "pre":
-            out.append(f"```sh\n{b[1]}\n```\n")
-    return "\n".join(out)
-
-
-def _inline(text: str) -> str:
-    """Escaped text with `code` spans."""
+def _inline(text: str, links: bool = False) -> Markup:
+    """Escaped text with `code` spans, and on the index its ``[title](href)`` links as anchors."""
     parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    if links:
+        out = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", out)
+    return Markup(out)
 
 
-_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}
-table{border-collapse:collapse;font-size:.85rem;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}
-th{background:#f2f4f7}pre{background:#f5f5f5;padding:.6rem;overflow-x:auto}img{max-width:100%}
-li{margin:.2rem 0}h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:1.8rem}"""
+def _text(text: str) -> Markup:
+    """Escaped text (quotes too, as in an attribute)."""
+    return Markup(html.escape(text))
 
 
-def _html(blocks: Sequence[Block], title: str, images: dict[str, str]) -> str:
-    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-           f"<style>{_CSS}</style></head><body>"]
-    for b in blocks:
-        kind = b[0]
-        if kind in ("h1", "h2"):
-            out.append(f"<{kind}>{_inline(b[1])}</{kind}>")
-        elif kind == "p":
-            out.append(f"<p>{_inline(b[1])}</p>")
-        elif kind == "ul":
-            out.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in b[1]) + "</ul>")
-        elif kind == "table":
-            out.append("<table><tr>" + "".join(f"<th>{_inline(h)}</th>" for h in b[1]) + "</tr>")
-            out.extend("<tr>" + "".join(f"<td>{_inline(str(c))}</td>" for c in row) + "</tr>" for row in b[2])
-            out.append("</table>")
-        elif kind == "fig":
-            out.append(f"<figure><img alt='{html.escape(b[2])}' src='data:image/png;base64,{images[b[1]]}'>"
-                       f"<figcaption>{_inline(b[2])}</figcaption></figure>")
-        elif kind == "pre":
-            out.append(f"<pre>{html.escape(b[1])}</pre>")
-    out.append("</body></html>")
-    return "\n".join(out)
+# The pages' templates (experiments/templates/): the HTML ones autoescaped, the Markdown ones not.
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("experiments", "templates"),
+    autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False, default=False),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_TEMPLATES.filters.update(inline=_inline, text=_text)
+
+
+def _md(blocks: Sequence[Block], figures: str) -> str:
+    """``blocks`` as Markdown, figures linked under ``figures``."""
+    return _TEMPLATES.get_template("report.md.j2").render(blocks=blocks, figures=figures)
+
+
+def _html(blocks: Sequence[Block], title: str, images: dict[str, str], links: bool = False) -> str:
+    """``blocks`` as one self-contained HTML page, ``images`` the figures' PNG in base64 by name."""
+    return _TEMPLATES.get_template("report.html.j2").render(blocks=blocks, title=title, images=images, links=links)
 
 
 def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
@@ -417,28 +394,30 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
               f"Made by `{command}`; the simulations and their analysis took {wall / 60:.1f} minutes."
               + (" Quick edition: small sizes and wide intervals; the full edition is the reference." if quick else "")),
     ]
-    rows, study_rows = [], []
-    for name, title, conclusions, n, disagree, differ, is_study in entries:
-        reading = (f"⚠ {differ[0]} of {differ[1]} claims differ" if differ[0]
-                   else f"the same {differ[1]} claims")
-        findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
-            else "all findings agree"
-        seeds_text = f"{reading}; {findings_text}"
-        (study_rows if is_study else rows).append(
-            [f"[{title}]({name}/index.html)", conclusions[0] if conclusions else "", seeds_text])
-    if rows:
-        blocks.append(("table", ["question", "first conclusion", "two seeds"], rows))
-    if study_rows:
-        blocks.append(("h2", "Studies"))
-        blocks.append(("p", "Questions asked by study files (`rami study FILE`, docs/studies.md), answered on the "
-                            "same machinery."))
-        blocks.append(("table", ["question", "first conclusion", "two seeds"], study_rows))
-    (folder / "index.md").write_text(_md(blocks, "").replace("/index.html)", "/index.md)"), encoding="utf-8")
+    def tables(page: str) -> list[Block]:
+        """The experiments' table, then the studies' (a heading of their own), linking to ``page``."""
+        rows: dict[bool, list[list[str]]] = {False: [], True: []}
+        for name, title, conclusions, n, disagree, differ, is_study in entries:
+            reading = (f"⚠ {differ[0]} of {differ[1]} claims differ" if differ[0]
+                       else f"the same {differ[1]} claims")
+            findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
+                else "all findings agree"
+            rows[is_study].append([f"[{title}]({name}/{page})", conclusions[0] if conclusions else "",
+                                   f"{reading}; {findings_text}"])
+        out: list[Block] = []
+        if rows[False]:
+            out.append(("table", ["question", "first conclusion", "two seeds"], rows[False]))
+        if rows[True]:
+            out += [("h2", "Studies"),
+                    ("p", "Questions asked by study files (`rami study FILE`, docs/studies.md), answered on the "
+                          "same machinery."),
+                    ("table", ["question", "first conclusion", "two seeds"], rows[True])]
+        return out
+
+    (folder / "index.md").write_text(_md([*blocks, *tables("index.md")], ""), encoding="utf-8")
     page = folder / "index.html"
-    text = _html(blocks, f"Rami lab reports ({edition})", {})
-    # Links in table cells: [title](href) as anchors.
-    text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", text)
-    page.write_text(text, encoding="utf-8")
+    page.write_text(_html([*blocks, *tables("index.html")], f"Rami lab reports ({edition})", {}, links=True),
+                    encoding="utf-8")
     return page
 
 

@@ -1,4 +1,4 @@
-"""Experiment pages: the "Puis-je ?" arms, the time to open's median, a level that did not vary."""
+"""Experiment pages: the "Puis-je ?" arms, the time to open's median, a level that did not vary, the templates."""
 
 from __future__ import annotations
 
@@ -35,3 +35,23 @@ def test_the_median_turn_is_given_only_where_the_shares_do_not_say_it():
     assert time_to_open.median_says_something(_median(5.0), turns)  # turn 4 is not in the table
     assert time_to_open.median_says_something(_median(12.0), turns)
     assert not time_to_open.median_says_something(_median(float("nan")), turns)
+
+
+def test_a_page_from_its_templates_escapes_html_and_keeps_markdown(tmp_path):
+    """The pages come from Jinja2 templates: text is escaped in the HTML (a `code` span kept as code),
+    written as it is in the Markdown, and a table cell's bar escaped there."""
+    from experiments import report
+
+    blocks = [("h1", "A <b>bold</b> & `rami report` title"), ("p", "Seat's \"hand\": 9♠ ★"),
+              ("ul", ["<script>alert(1)</script>"]), ("table", ["arm", "points"], [["a|b", 1.5]]),
+              ("pre", "rami report --quick > out")]
+    page = report.write_document(tmp_path, "<i>title</i>", blocks)
+    html = page.read_text(encoding="utf-8")
+    assert "<title>&lt;i&gt;title&lt;/i&gt;</title>" in html
+    assert "<h1>A &lt;b&gt;bold&lt;/b&gt; &amp; <code>rami report</code> title</h1>" in html
+    assert "<script>" not in html and "<li>&lt;script&gt;alert(1)&lt;/script&gt;</li>" in html
+    assert "<tr><td>a|b</td><td>1.5</td></tr>" in html and "<pre>rami report --quick &gt; out</pre>" in html
+    md = (tmp_path / "index.md").read_text(encoding="utf-8")
+    assert md == ("# A <b>bold</b> & `rami report` title\n\nSeat's \"hand\": 9♠ ★\n\n"
+                  "- <script>alert(1)</script>\n\n| arm | points |\n|---|---|\n| a\\|b | 1.5 |\n\n"
+                  "```sh\nrami report --quick > out\n```\n")

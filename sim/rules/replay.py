@@ -79,7 +79,7 @@ from sim.rules.melds import ACE_HIGH_POSITION, MeldReading, meld_readings
 from sim.rules.ruleset import WHOLE_HAND_DEAL, Ruleset, RulesetError, as_ruleset, contract_deal
 from sim.rules.scoring import round_scores
 
-__all__ = ["ReplayError", "check_trace"]
+__all__ = ["ReplayError", "TableState", "check_trace", "replay_states"]
 
 ROUND_CAP = 200
 """Rounds after which an undecided game stops, recorded as truncated (item 25)."""
@@ -348,7 +348,8 @@ class _Replay:
             del handlers["may_i"]
         return handlers
 
-    def run(self, events: list[dict]) -> dict[str, Any]:
+    def run(self, events: list[dict], after: Any = None) -> dict[str, Any]:
+        """Replay every event; ``after(self)``, when given, is called once each event is checked."""
         for index, event in enumerate(events):
             try:
                 if not isinstance(event, dict) or "type" not in event:
@@ -364,6 +365,8 @@ class _Replay:
                 handlers[kind](event)
                 if self.phase == "in_round" or kind == "round_end":
                     self.check_cards()
+                if after is not None:
+                    after(self)
             except _Broken as broken:
                 raise ReplayError(f"event {index} {_show(event)}: {broken}") from None
             except RulesetError as exc:
@@ -1159,3 +1162,63 @@ def check_trace(events: list[dict], ruleset: Ruleset | str | None = None) -> dic
     summary = _Replay(ruleset).run(events)
     summary["events"] = len(events)
     return summary
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Where every card is after one event of a trace, as the rules reference holds it.
+
+    ``round`` is ``None`` before the first deal; ``hands`` one notation
+    string per seat (sorted by card code); ``table`` the melds laid, as
+    ``(id, cards)`` with the joker at its place (docs/trace.md); ``pile``
+    the discard pile from its bottom to its top; ``stock_size`` the cards
+    left to draw; ``opened`` who has opened; ``totals`` the game's running
+    totals.
+    """
+
+    round: int | None
+    hands: tuple[str, ...]
+    table: tuple[tuple[int, str], ...]
+    pile: str
+    stock_size: int
+    opened: tuple[bool, ...]
+    totals: tuple[int, ...]
+
+
+def _laid_text(meld: _Meld) -> str:
+    """A table meld as docs/trace.md writes it: a set's joker at the place of the first suit it may stand for."""
+    cards = meld.codes()
+    if meld.kind == "set" and meld.joker:
+        naturals = [c for c in cards if c != JOKER]
+        at = sum(1 for c in naturals if c.suit < meld.missing_suits()[0])
+        cards = [*naturals[:at], JOKER, *naturals[at:]]
+    return format_cards(cards)
+
+
+def _table_state(replay: _Replay) -> TableState:
+    rnd = getattr(replay, "round", None)
+    players = replay.r.players
+    if rnd is None:
+        return TableState(None, ("",) * players, (), "", 0, (False,) * players, tuple(replay.totals))
+    return TableState(
+        round=rnd.number,
+        hands=tuple(format_cards(sorted(hand.elements())) for hand in rnd.hands),
+        table=tuple((meld_id, _laid_text(meld)) for meld_id, meld in sorted(rnd.melds.items())),
+        pile=format_cards(rnd.pile),
+        stock_size=len(rnd.stock),
+        opened=tuple(bool(x) for x in rnd.opened),
+        totals=tuple(replay.totals),
+    )
+
+
+def replay_states(events: list[dict], ruleset: Ruleset | str | None = None) -> list[TableState]:
+    """The state after each event of a trace, replayed and checked as :func:`check_trace` does.
+
+    One :class:`TableState` per event, the ``game_start`` included (before
+    any deal: empty hands, no table). Raises :class:`ReplayError` as
+    :func:`check_trace` does: a state is never read off a trace that breaks
+    a rule.
+    """
+    states: list[TableState] = []
+    _Replay(ruleset).run(list(events), after=lambda replay: states.append(_table_state(replay)))
+    return states

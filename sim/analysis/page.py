@@ -1,0 +1,248 @@
+"""The game page: one self-contained HTML file that shows a traced game, and its analysis when there is one.
+
+:func:`to_html` takes an :class:`~sim.analysis.Analysis` or a plain trace
+(the events of :func:`sim.play_traced`) and returns the page; :func:`write_html`
+writes it. The page needs no network and no server: its style, its script
+and its data are inline.
+
+Where every card is at each step is read here, in Python, by the rules
+reference (:func:`sim.rules.replay.replay_states`), which also checks the
+trace: the page's script only draws the states it is given. Step ``i`` is
+the position *after* event ``i``; an analysed decision whose first event is
+``e`` is taken at the position before ``e`` (step ``e - 1``), except a
+decision that starts at a ``deal`` or a ``restock``, which
+``sim.Position.from_trace`` stands after (step ``e``).
+
+The HTML comes from Jinja2 templates in ``sim/analysis/templates/``, with
+autoescaping on: a strategy's name or any other text of the trace is
+written as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from sim.analysis.decisions import MARKS, Analysis, Decision
+from sim.rules.facts import better_points
+from sim.rules.replay import TableState, replay_states
+
+__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "card_tokens", "decision_step", "page_data", "to_html", "write_html"]
+
+# The signs annotated games use beside a move, as GNU Backgammon and chess books do.
+MARK_SYMBOLS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
+
+# A decision's kind as the page's headings say it.
+KIND_WORDS = {"draw": "draw", "lay": "laying", "discard": "discard", "may_i": "\"Puis-je ?\""}
+
+_SUIT_CLASS = {"♣": "clubs", "♦": "diamonds", "♥": "hearts", "♠": "spades"}
+
+# The timeline's drawing area, in SVG user units.
+_WIDTH, _HEIGHT, _MARGIN = 960.0, 170.0, 28.0
+
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("sim.analysis", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def card_tokens(text: str) -> list[tuple[str, str]]:
+    """``(token, class)`` of each word of a choice or caption: a card's suit class (``"hearts"``,
+    ``"joker"``, ...) or ``""`` for a word that is no card."""
+    out = []
+    for word in text.split(" "):
+        if word == "★":
+            out.append((word, "card-text joker"))
+        elif len(word) >= 2 and word[-1] in _SUIT_CLASS and word[:-1] in {
+                "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"}:
+            out.append((word, "card-text " + _SUIT_CLASS[word[-1]]))
+        else:
+            out.append((word, ""))
+    return out
+
+
+_ENVIRONMENT.filters["card_tokens"] = card_tokens
+
+
+def decision_step(events: Sequence[dict[str, Any]], decision: Decision) -> int:
+    """The step (an event index) whose state is the position of ``decision`` (see the module's docstring)."""
+    if events[decision.event].get("type") in ("deal", "restock"):
+        return decision.event
+    return decision.event - 1
+
+
+def _caption(event: dict[str, Any]) -> str:
+    """What one event did, in words (cards in notation)."""
+    kind = event["type"]
+    who = f"Seat {event['seat']}" if "seat" in event else ""
+    if kind == "game_start":
+        return f"A game of {event['ruleset']['game']} for {event['players']} players: {', '.join(event['strategies'])}"
+    if kind == "deal":
+        return f"Round {event['round'] + 1} is dealt; seat {event['first']} plays first"
+    if kind == "draw":
+        return f"{who} takes {event['card']} from the discard pile" if event["source"] == "discard" \
+            else f"{who} draws {event['card']} from the stock"
+    if kind == "restock":
+        return f"The stock is empty: it is rebuilt from the pile ({event['mode']})"
+    if kind == "open":
+        return f"{who} opens with {' + '.join(m['cards'] for m in event['melds'])} ({event['points']} points)"
+    if kind == "meld":
+        return f"{who} lays {event['cards']}"
+    if kind == "add":
+        end = f" at its {event['end']} end" if event.get("end") else ""
+        return f"{who} adds {event['card']} to meld {event['id']}{end}"
+    if kind == "recover":
+        return f"{who} takes back the joker of meld {event['id']} with {event['card']}"
+    if kind == "may_i":
+        return f"{who} says \"Puis-je ?\" and takes {event['card']} with the penalty card {event['penalty']}"
+    if kind == "discard":
+        return f"{who} throws {event['card']}"
+    if kind == "out":
+        return f"{who} goes out ({'laying' if event['how'] == 'lay' else 'discarding'} its last card)"
+    if kind == "blocked":
+        return f"The round is blocked ({event['reason'].replace('_', ' ')})"
+    if kind == "round_end":
+        won = "nobody went out" if event["winner"] is None else f"seat {event['winner']} went out"
+        return f"Round {event['round'] + 1} ends: {won}; points {event['points']}, totals {event['totals']}"
+    if kind == "game_end":
+        won = "no single winner" if event["winner"] is None else f"seat {event['winner']} wins"
+        return f"The game ends after {event['rounds']} rounds: {won}, totals {event['totals']}"
+    return kind
+
+
+def _to_move(events: Sequence[dict[str, Any]], i: int) -> int | None:
+    """The seat whose hand the belief view shows at step ``i``: the next seat to act, else the one that acted."""
+    if events[i]["type"] == "deal":
+        return int(events[i]["first"])
+    for j in (i + 1, i):
+        if j < len(events) and "seat" in events[j] and events[j].get("round") == events[i].get("round"):
+            return int(events[j]["seat"])
+    return None
+
+
+@dataclass(frozen=True)
+class _Point:
+    """One decision on the timeline, in SVG units."""
+
+    x: float
+    y: float
+    seat: int
+    step: int
+    decision: int
+    mark: str | None
+    title: str
+
+
+def _timeline(analysis: Analysis, steps: int) -> dict[str, Any]:
+    """The timeline's geometry: one point per decision (x by step, y by loss), the rounds' boundaries,
+    one line per seat, and each seat's total loss."""
+    top = max([d.loss for d in analysis.decisions] + [1.0])
+    span = max(steps - 1, 1)
+
+    def x_of(step: int) -> float:
+        return round(_MARGIN + (_WIDTH - 2 * _MARGIN) * step / span, 1)
+
+    def y_of(loss: float) -> float:
+        return round(_HEIGHT - _MARGIN - (_HEIGHT - 2 * _MARGIN) * max(loss, 0.0) / top, 1)
+
+    points = []
+    for k, d in enumerate(analysis.decisions):
+        step = decision_step(analysis.events, d)
+        words = f"seat {d.seat}, round {d.round + 1}, turn {d.turn + 1}: {d.kind} {d.played}, " \
+                f"loss {d.loss:.2f} [{d.loss_ci[0]:.2f}, {d.loss_ci[1]:.2f}]"
+        points.append(_Point(x_of(step), y_of(d.loss), d.seat, step, k, d.mark,
+                             words + (f" ({d.mark})" if d.mark else "")))
+    rounds = [(x_of(i), e["round"] + 1) for i, e in enumerate(analysis.events) if e["type"] == "deal"]
+    lines = {s: " ".join(f"{p.x},{p.y}" for p in points if p.seat == s) for s in analysis.seats}
+    totals = []
+    for s in analysis.seats:
+        mine = [d for d in analysis.decisions if d.seat == s]
+        totals.append({"seat": s, "decisions": len(mine), "loss": sum(d.loss for d in mine),
+                       "marked": sum(1 for d in mine if d.mark)})
+    return {"width": _WIDTH, "height": _HEIGHT, "margin": _MARGIN, "top": top, "zero": y_of(0.0),
+            "top_y": y_of(top), "points": points, "rounds": rounds, "lines": lines, "totals": totals}
+
+
+def _state_json(state: TableState) -> dict[str, Any]:
+    return {"hands": list(state.hands), "table": [[i, cards] for i, cards in state.table],
+            "pile": state.pile.split()[-1] if state.pile else "", "pile_size": len(state.pile.split()),
+            "stock": state.stock_size, "opened": list(state.opened), "totals": list(state.totals),
+            "round": state.round}
+
+
+def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """What the page's script draws, as JSON-ready values: one state per event, and the
+    analysed decisions at each step (``{}`` without an analysis; a step may hold two decisions of one
+    seat, a laying and the discard that follows it)."""
+    analysis = source if isinstance(source, Analysis) else None
+    events = list(analysis.events if analysis else source)
+    if not events or events[0].get("type") != "game_start":
+        raise ValueError("a game page needs a whole trace from sim.play_traced, starting with its game_start event")
+    states = replay_states(events)
+    steps = []
+    for i, (event, state) in enumerate(zip(events, states)):
+        steps.append({"event": i, "type": event["type"], "caption": _caption(event), "to_move": _to_move(events, i),
+                      **_state_json(state)})
+    decisions = {}
+    if analysis is not None:
+        for k, d in enumerate(analysis.decisions):
+            if not 0 < d.event < len(events):
+                raise ValueError(f"decision {k} stands at event {d.event}, outside the trace's {len(events)} events")
+            step = decision_step(events, d)
+            decisions.setdefault(step, []).append({"index": k, "seat": d.seat, "kind": d.kind, "played": d.played,
+                                                   "best": d.best, "mark": d.mark})
+            steps[step]["to_move"] = d.seat
+    return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "steps": steps,
+            "decisions": decisions, "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}
+
+
+def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:
+    """The game page of an analysis or of a plain trace, as one self-contained HTML document.
+
+    Parameters
+    ----------
+    source : Analysis or list of dict
+        An analysis (its decisions are shown with their candidates and the
+        timeline of losses) or the events of :func:`sim.play_traced` (the
+        cards and the navigation alone).
+
+    Raises
+    ------
+    ValueError
+        The events are not a whole trace, or a decision lies outside it.
+    sim.rules.replay.ReplayError
+        The trace breaks a rule: no state is drawn from it.
+    """
+    analysis = source if isinstance(source, Analysis) else None
+    data = page_data(source)
+    game = (analysis.events if analysis else list(source))[0]
+    better = ("lower" if analysis.lower_is_better else "higher") if analysis else better_points(game["ruleset"]["game"])
+    context = {
+        "data": data,
+        "analysis": analysis,
+        "game": game,
+        "decisions": list(enumerate(analysis.decisions)) if analysis else [],
+        "decision_steps": {k: decision_step(analysis.events, d) for k, d in enumerate(analysis.decisions)}
+        if analysis else {},
+        "timeline": _timeline(analysis, len(data["steps"])) if analysis and analysis.decisions
+        else None,
+        "marks": MARKS,
+        "kind_words": KIND_WORDS,
+        "mark_symbols": MARK_SYMBOLS,
+        "better": better,
+        "caption": data["steps"][0]["caption"],
+    }
+    return _ENVIRONMENT.get_template("game.html.j2").render(context)
+
+
+def write_html(source: Analysis | Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> None:
+    """Write :func:`to_html`'s page to ``path`` (UTF-8)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(to_html(source))
