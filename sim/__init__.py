@@ -6,7 +6,8 @@ compiled engine (or writes them to a results dataset that :func:`load`
 reads back) and :func:`play_traced` records every event of one;
 :func:`advise` explains what a strategy plays at a position of such a trace;
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
-each of its choices out on the same futures.
+each of its choices out on the same futures; :func:`analyse` values every
+decision of a traced game that way.
 """
 
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from sim import cards, provenance, rules
 
 __all__ = [
-    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
+    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "analyse", "best_openings", "cards",
     "game_summary", "load", "play_traced", "rollout", "rules", "simulate",
 ]
 
@@ -43,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from sim import rollouts
 
         return rollouts.rollout
+    if name == "analyse":
+        from sim.analysis.analyse import analyse
+
+        return analyse
     if name == "advise":
         from sim import advice
 

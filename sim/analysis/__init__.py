@@ -1,9 +1,12 @@
 """Game analysis: every decision of a traced game valued by rollouts, and the game page that shows it.
 
 :mod:`sim.analysis.decisions` holds the values (:class:`Analysis`,
-:class:`Decision`, :class:`Candidate`) and the marks.
+:class:`Decision`, :class:`Candidate`) and the marks; :mod:`sim.analysis.analyse` makes them
+(:func:`analyse`: every decision of a trace valued by rollouts; :func:`walk`:
+every decision with the choice the trace played there).
 """
 
+from sim.analysis.analyse import analyse, walk
 from sim.analysis.decisions import MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 
-__all__ = ["Analysis", "Candidate", "Decision", "MARKS", "MARK_THRESHOLDS", "mark"]
+__all__ = ["Analysis", "Candidate", "Decision", "MARKS", "MARK_THRESHOLDS", "analyse", "mark", "walk"]
