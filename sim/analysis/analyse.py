@@ -46,7 +46,8 @@ from sim.analysis.decisions import MARK_THRESHOLDS, MARKS, Analysis, Candidate, 
 from sim.position import Position
 from sim.rollouts import rollout
 
-__all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "played_choice", "walk"]
+__all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
+           "played_choice", "walk"]
 
 # The kinds of decision analysed, in a turn's order ("may_i" is named by the values but never analysed here).
 KINDS = ("draw", "lay", "discard")
@@ -119,15 +120,6 @@ def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str) -
     raise ValueError(f"event {at} ({t}) is not the choice of a {decision} decision")
 
 
-def _decision_event(position: Position, deal: int) -> int:
-    """The trace index of the decision's first event (see the module's docstring)."""
-    played = position.events
-    at = deal + len(played)
-    if position.decision == "draw" and played and played[-1]["type"] == "restock":
-        at -= 1
-    return at
-
-
 def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
     """Every decision of a whole trace, in order, with the choice played there (see the module's docstring).
 
@@ -139,8 +131,9 @@ def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
     deals = [i for i, e in enumerate(events) if isinstance(e, dict) and e.get("type") == "deal"]
     for deal in deals:
         position = Position.from_trace(events, deal)
+        last = position.events[-1]
+        at = deal + len(position.events)  # the trace index of the next event the round writes
         while position.decision != "over":
-            at = deal + len(position.events)
             played = played_choice(events, at, position.decision)
             legal = position.legal_choices()
             if played not in legal:
@@ -151,11 +144,16 @@ def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
             chosen, after = position.step()
             if chosen != played:
                 after = position.apply(played)
-            got = after.events
-            if got != events[deal:deal + len(got)]:
+            new = after.events_after(position.event_rows)
+            if new != events[at:at + len(new)]:
                 raise ValueError(f"the trace cannot be replayed: {played!r} at event {at} does not lead to the "
                                  f"trace's next events")
-            yield Step(_decision_event(position, deal), position, played)
+            # A draw whose turn began by restocking starts at the restock (Position.from_trace stands there).
+            first = at - 1 if position.decision == "draw" and last["type"] == "restock" else at
+            yield Step(first, position, played)
+            if new:
+                last = new[-1]
+            at += len(new)
             position = after
 
 
@@ -198,17 +196,20 @@ def _check_seats(seats: Sequence[int] | int | None, players: int) -> tuple[int, 
     return tuple(sorted({int(s) for s in seats}))
 
 
-def _forced(step: Step, deal_round: int) -> Decision:
-    """A decision with one legal choice: nothing to compare, loss 0 and no mark (no rollout is played)."""
-    p = step.position
-    only = Candidate(step.played, 0, float("nan"), (float("nan"), float("nan")), 0.0, (0.0, 0.0), True, True)
-    return Decision(step.event, deal_round, p.turn, p.seat, p.decision, step.played, step.played, 0.0, (0.0, 0.0),
-                    None, (only,))
+def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief", seed: int = 0,
+                 thresholds: Mapping[str, float] | None = None, workers: int = 2, width: float | None = DEFAULT_WIDTH,
+                 batch: int = DEFAULT_BATCH) -> Decision:
+    """One decision of :func:`walk` valued as :func:`analyse` values it (the arguments are :func:`analyse`'s).
 
-
-def _valued(step: Step, trials: int, mode: str, seed: int, width: float | None, batch: int, workers: int,
-            thresholds: dict[str, float]) -> Decision:
+    A decision with a single legal choice is not rolled out: loss 0, no
+    mark, its lone candidate ``trials`` 0 and ``points`` NaN.
+    """
     p = step.position
+    if len(p.legal_choices()) < 2:
+        only = Candidate(step.played, 0, float("nan"), (float("nan"), float("nan")), 0.0, (0.0, 0.0), True, True)
+        return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, step.played, 0.0, (0.0, 0.0),
+                        None, (only,))
+    marks = _check_thresholds(thresholds)
     result = rollout(p, n=trials, mode=mode, seed=seed, width=width, batch=batch, workers=workers)
     # A rollout's difference is "points - points of the best"; a loss is what the choice gave up, so it is that
     # difference when fewer points are better and its opposite when more are.
@@ -222,7 +223,7 @@ def _valued(step: Step, trials: int, mode: str, seed: int, width: float | None, 
     played = next(c for c in candidates if c.played)
     best = next(c for c in candidates if c.best)
     return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, best.choice, played.loss,
-                    played.loss_ci, mark(played.loss, played.loss_ci, thresholds), tuple(candidates))
+                    played.loss_ci, mark(played.loss, played.loss_ci, marks), tuple(candidates))
 
 
 def analyse(
@@ -293,12 +294,8 @@ def analyse(
     marks = _check_thresholds(thresholds)
     decisions = []
     for step in walk(events):
-        if step.position.seat not in chosen:
-            continue
-        if len(step.position.legal_choices()) < 2:
-            decisions.append(_forced(step, step.position.round))
-        else:
-            decisions.append(_valued(step, trials, mode, seed, width, batch, workers, marks))
+        if step.position.seat in chosen:
+            decisions.append(analyse_step(step, trials, mode, seed, marks, workers, width, batch))
     lower = rules_lib.better_points(ruleset.game) == "lower"
     return Analysis(events=tuple(events), seats=chosen, mode=mode, trials=trials, seed=seed, thresholds=marks,
                     lower_is_better=lower, decisions=tuple(decisions))
