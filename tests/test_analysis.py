@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import sim
 from sim import rules
-from sim.analysis import MARKS, Analysis, Decision
+from sim.analysis import MARK_THRESHOLDS, MARKS, Analysis, Decision
 from sim.analysis.analyse import DEFAULT_TRIALS, DEFAULT_WIDTH, analyse, played_choice, walk
 from sim.cli import main
 from sim.cli import analyse as cli_analyse
@@ -201,7 +201,7 @@ def test_frame_summary_and_json_shape(blunder):
 
 def test_the_command_defaults_are_the_librarys():
     assert (cli_analyse.DEFAULT_TRIALS, cli_analyse.DEFAULT_WIDTH) == (DEFAULT_TRIALS, DEFAULT_WIDTH)
-    assert cli_analyse.MARK_NAMES == MARKS
+    assert cli_analyse.MARK_NAMES == MARKS and cli_analyse.DEFAULT_MARKS == MARK_THRESHOLDS
 
 
 def test_rami_analyse_prints_every_decision_of_a_seat_and_its_error_rate(tmp_path, monkeypatch):

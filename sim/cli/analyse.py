@@ -21,11 +21,12 @@ from sim.cli.common import (
     traced_game_options,
 )
 
-# The analysis defaults, written here too so that `rami analyse --help` does not load the engine; a test holds
-# them equal to sim.analysis.analyse's.
+# The analysis defaults, written here too so that `rami analyse --help` and the checks do not load the engine; a
+# test holds them equal to sim.analysis's.
 DEFAULT_TRIALS = 500
 DEFAULT_WIDTH = 2.0
 MARK_NAMES = ("doubtful", "bad", "very bad")
+DEFAULT_MARKS = {"doubtful": 2.0, "bad": 5.0, "very bad": 10.0}
 
 
 def parse_seats(text: str | None) -> list[int] | None:
@@ -87,6 +88,38 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     return events
 
 
+def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, seat_text: str | None,
+                  marks: tuple[str, ...], trace_file: Path | None, given: list[str]) -> tuple:
+    """Every check of ``rami analyse`` made before a game is traced or a rollout played: the table (or the trace
+    file, and no game option beside it: ``given`` lists those typed), the seats against it, the marks.
+    Returns the trace read (``None`` when the game is to be traced), the ruleset and strategies (``None`` with a
+    trace file), the seats (``None``: every one) and the marks' thresholds given."""
+    seats = parse_seats(seat_text)
+    thresholds = parse_thresholds(marks)
+    events = r = names = None
+    if trace_file is not None:
+        if given:
+            raise BadValue(f"--trace names its game: {', '.join(given)} cannot go with it")
+        events = read_trace(trace_file)
+        players = events[0].get("players")
+        if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+            raise BadValue(f"--trace {str(trace_file)!r}: its game_start event does not say how many players")
+    else:
+        r, names = table_from(ruleset, overrides, seat_names)
+        players = r.players
+    if seats is not None:
+        out = [s for s in seats if s >= players]
+        if out:
+            raise BadValue(f"--seats {seat_text!r}: seat {out[0]} is out of range: the game has seats 0 to "
+                           f"{players - 1}")
+    checked = {**DEFAULT_MARKS, **thresholds}
+    if any(not 0 < v < float("inf") for v in checked.values()) or [checked[m] for m in MARK_NAMES] != sorted(
+            checked.values()):
+        raise BadValue(f"--mark: the points must be positive and grow with the mark (doubtful <= bad <= very_bad), "
+                       f"got {', '.join(f'{k} {v:g}' for k, v in checked.items())}")
+    return events, r, names, seats, thresholds
+
+
 @main.command("analyse")
 @traced_game_options
 @click.option("--trace", "trace_file", type=PathArg(dir_okay=False, path_type=Path), default=None,
@@ -121,35 +154,13 @@ def analyse_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file,
 
     Example: rami analyse --strategies expert,greedy,cautious,expert --seed 3 --seats 1
     """
-    seats = parse_seats(seat_text)
-    thresholds = parse_thresholds(marks)
-    if trace_file is not None:
-        given = [f"--{name}" for name in ("rules", "set", "strategies", "seed", "game", "max-rounds")
-                 if ctx.get_parameter_source({"rules": "ruleset", "set": "overrides", "strategies": "seat_names",
-                                              "max-rounds": "max_rounds"}.get(name, name))
-                 == click.core.ParameterSource.COMMANDLINE]
-        if given:
-            raise BadValue(f"--trace names its game: {', '.join(given)} cannot go with it")
-        events = read_trace(trace_file)
-        players = events[0].get("players")
-        if not isinstance(players, int):
-            raise BadValue(f"--trace {str(trace_file)!r}: its game_start event does not say how many players")
-    else:
-        r, names = table_from(ruleset, overrides, seat_names)
-        players = r.players
-    if seats is not None:
-        out = [s for s in seats if s >= players]
-        if out:
-            raise BadValue(f"--seats {seat_text!r}: seat {out[0]} is out of range: the game has seats 0 to "
-                           f"{players - 1}")
+    given = [f"--{name}" for name, key in (("rules", "ruleset"), ("set", "overrides"), ("strategies", "seat_names"),
+                                           ("seed", "seed"), ("game", "game"), ("max-rounds", "max_rounds"))
+             if ctx.get_parameter_source(key) == click.core.ParameterSource.COMMANDLINE]
+    events, r, names, seats, thresholds = check_analyse(ruleset, overrides, seat_names, seat_text, marks, trace_file,
+                                                        given)
     from sim.analysis.analyse import analyse
-    from sim.analysis.decisions import MARK_THRESHOLDS
 
-    checked = {**MARK_THRESHOLDS, **thresholds}
-    if any(not 0 < v < float("inf") for v in checked.values()) or [checked[m] for m in MARK_NAMES] != sorted(
-            checked.values()):
-        raise BadValue(f"--mark: the points must be positive and grow with the mark (doubtful <= bad <= very_bad), "
-                       f"got {', '.join(f'{k} {v:g}' for k, v in checked.items())}")
     if trace_file is None:
         import sim
 
