@@ -92,11 +92,11 @@ class Config(design.Config):
         Seats at the table.
     """
 
-    games: int = 40
+    games: int = 16
     strategies: tuple[str, ...] = STRATEGIES
     rounds: int = 2
-    trials: int = 300
-    width: float = 2.0
+    trials: int = 200
+    width: float = 3.0
     mode: str = "belief"
     ruleset: str = "rami51"
     players: int = 4
