@@ -199,6 +199,10 @@ def test_frame_summary_and_json_shape(blunder):
 # --------------------------------------------------------------- the command
 
 
+def test_sim_analyse_is_the_analysis():
+    assert sim.analyse is analyse and sim.analysis.analyse is analyse
+
+
 def test_the_command_defaults_are_the_librarys():
     assert (cli_analyse.DEFAULT_TRIALS, cli_analyse.DEFAULT_WIDTH) == (DEFAULT_TRIALS, DEFAULT_WIDTH)
     assert cli_analyse.MARK_NAMES == MARKS and cli_analyse.DEFAULT_MARKS == MARK_THRESHOLDS

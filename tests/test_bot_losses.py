@@ -92,3 +92,23 @@ def test_the_situations_are_read_off_the_position_and_the_choice(facts, expected
             "fits": False, "fewest_other": 9}
     found = {name for name, test in B.SITUATIONS.items() if test({**base, **facts})}
     assert found == expected
+
+
+def test_a_longer_run_plays_only_the_games_not_on_disk(tmp_path):
+    config = B.EXPERIMENT.config(quick=True, seed=2, workers=2, resamples=60, games=2)
+    first = B.run(config, tmp_path)
+    longer = B.run(config.replace(games=3), tmp_path)
+    manifest = json.loads((tmp_path / design.DATA / "positions" / "manifest.json").read_text())
+    assert [r["games_played"] for r in manifest["runs"]] == [2, 1]
+    assert longer.frame.filter(pl.col("game") < 2).equals(first.frame)
+
+
+def test_rami_info_describes_its_dataset(quick):
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    out, _ = quick
+    result = CliRunner().invoke(main, ["info", str(out / design.DATA / "positions")])
+    assert result.exit_code == 0, result.output
+    assert "tables      positions, traces" in result.output and "every decision of one seat" in result.output
