@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import sim
 from sim import rules
 from sim.analysis import MARK_THRESHOLDS, MARKS, Analysis, Decision
-from sim.analysis.analyse import DEFAULT_TRIALS, DEFAULT_WIDTH, analyse, played_choice, walk
+from sim.analysis.analyse import DEFAULT_BATCH, DEFAULT_TRIALS, DEFAULT_WIDTH, analyse, played_choice, walk
 from sim.cli import main
 from sim.cli import analyse as cli_analyse
 from sim.position import Position
@@ -118,6 +118,18 @@ def test_a_clearly_bad_discard_is_marked_with_a_positive_loss(blunder):
     assert d.best != d.played and next(c for c in d.candidates if c.best).loss == 0
     assert [c.choice for c in d.candidates if c.played] == ["10♣"]
     assert all(c.loss >= 0 for c in d.candidates)
+
+
+def test_a_decision_is_rolled_out_again_from_its_event_with_the_analysis_seed():
+    events = sim.play_traced("rami51", ["expert", "greedy", "cautious"], seed=8, max_rounds=1)
+    a = analyse(events, seats=[2], trials=60, seed=3)
+    chosen = [d for d in a.decisions if len(d.candidates) > 1 and d.played != "stop"]
+    assert chosen
+    for d in chosen[:3]:
+        again = sim.rollout(Position.from_trace(events, d.event), n=a.trials, mode=a.mode, seed=a.seed,
+                            width=DEFAULT_WIDTH, batch=DEFAULT_BATCH)
+        assert [(c.choice, c.trials, c.points) for c in again.choices] == \
+            [(c.choice, c.trials, c.points) for c in d.candidates]
 
 
 def test_a_forced_decision_costs_nothing_and_is_never_marked(blunder):
