@@ -31,6 +31,7 @@ REPORTED: tuple[str, ...] = (
     "joker_fork",
     "opening_fork",
     "expert_vs_greedy",
+    "bot_losses",
 )
 """The experiments of the report, in its order."""
 

@@ -7,7 +7,8 @@ reads back) and :func:`play_traced` records every event of one;
 :func:`advise` explains what a strategy plays at a position of such a trace;
 :func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
-each of its choices out on the same futures.
+each of its choices out on the same futures; :func:`analyse` values every
+decision of a traced game that way.
 """
 
 from typing import Any
@@ -15,8 +16,8 @@ from typing import Any
 from sim import cards, provenance, rules
 
 __all__ = [
-    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "best_openings", "cards",
-    "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "study",
+    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "analyse",
+    "best_openings", "cards", "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "study",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -44,6 +45,10 @@ def __getattr__(name: str) -> Any:
         from sim import rollouts
 
         return rollouts.rollout
+    if name == "analyse":
+        from sim.analysis.analyse import analyse
+
+        return analyse
     if name == "study":
         # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the simulator.
         import experiments.study

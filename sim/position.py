@@ -303,6 +303,18 @@ class Position:
         """The round's events up to the position (from its ``deal``), as ``docs/trace.md`` writes them."""
         return events_to_dicts(self._ev[: self._g[G_NEV]], self.ruleset.players)
 
+    @property
+    def event_rows(self) -> int:
+        """Rows of the round's event record written up to the position: a mark for :meth:`events_after`."""
+        return int(self._g[G_NEV])
+
+    def events_after(self, mark: int) -> list[dict[str, Any]]:
+        """The round's events written after ``mark``, the :attr:`event_rows` of this position or of one
+        that led to it: reading only the new events keeps a walk through a round linear in its length."""
+        if isinstance(mark, bool) or not isinstance(mark, (int, np.integer)) or not 0 <= mark <= self._g[G_NEV]:
+            raise ValueError(f"mark must be an event_rows of this round, 0 .. {int(self._g[G_NEV])}; got {mark!r}")
+        return events_to_dicts(self._ev[int(mark): self._g[G_NEV]], self.ruleset.players)
+
     def hand(self, seat: int) -> str:
         """The hand of ``seat`` in card notation (hidden from the others: see :meth:`observe`)."""
         st = self._st

@@ -67,8 +67,9 @@ METADATA_KEY = "rami_lab"
 """Parquet key-value metadata key holding a file's provenance (JSON)."""
 TABLES = ("rounds", "games")
 """The tables of a simulation: per round and seat, per game and seat."""
-KNOWN_TABLES = (*TABLES, "positions")
-"""Every table a dataset may hold: a simulation's, and the positions of a fork experiment (one row per position)."""
+KNOWN_TABLES = (*TABLES, "positions", "traces")
+"""Every table a dataset may hold: a simulation's, the positions of a fork experiment (one row per position), and
+the analysed decisions (``positions``) and traced games (``traces``) of ``bot_losses``."""
 _TMP = ".tmp"
 _LOCK = ".lock"
 _BATCH = re.compile(r"games-(\d{12})-(\d{12})\.parquet")
@@ -363,11 +364,12 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
     path : str or path-like
         The dataset folder (what ``simulate(..., out=PATH)`` or ``rami
         simulate --out PATH`` wrote).
-    table : {"rounds", "games", "positions"}
+    table : {"rounds", "games", "positions", "traces"}
         ``"rounds"``: one row per game, round and seat (columns
         :data:`sim.api.ROUND_COLUMNS`); ``"games"``: one row per game and seat
         (:data:`sim.api.GAME_COLUMNS`); ``"positions"``: a fork experiment's
-        positions (:mod:`experiments.forks`).
+        positions (:mod:`experiments.forks`) or the analysed decisions of
+        ``bot_losses``; ``"traces"``: the traced games beside those decisions.
 
     Returns
     -------

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import sim
 from sim.cli import main
 from sim.cli.advise import check_advise
+from sim.cli.analyse import check_analyse
 from sim.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -128,6 +129,17 @@ CASES = [
     (["rollout", "--event", "5", "--strategies", ""], 2, ["--strategies is empty"]),
     (["rollout", "--event", "5", "--strategies", "greedy,genius"], 2, ["--strategies", "'genius'"]),
     (["rollout", "--event", "5", "--set", "players=9"], 2, ["players", "2 to 5 players"]),
+    # analyse
+    (["analyse", "--seats", "9"], 2, ["--seats '9'", "out of range"]),
+    (["analyse", "--seats", "x"], 2, ["--seats 'x'"]),
+    (["analyse", "--trials", "0"], 2, ["--trials"]),
+    (["analyse", "--width", "inf"], 2, ["--width", "not a finite number"]),
+    (["analyse", "--mode", "both"], 2, ["--mode", "'both'"]),
+    (["analyse", "--mark", "bad=20"], 2, ["--mark", "grow with the mark"]),
+    (["analyse", "--trace", "afile"], 2, ["--trace 'afile'", "not JSON"]),
+    (["analyse", "--trace", "foreign"], 2, ["--trace", "foreign"]),
+    (["analyse", "--trace", "missing.json"], 2, ["--trace 'missing.json'", "cannot read it"]),
+    (["analyse", "--trace", "afile", "--game", "2"], 2, ["--trace names its game", "--game"]),
     # advise
     (["advise", "--rollouts", "5"], 2, ["--rollouts 5 needs --event"]),
     (["advise", "--rollouts", "-1", "--event", "9"], 2, ["--rollouts"]),
@@ -331,6 +343,10 @@ COMMANDS = {
     "rollout": ({**TRACED, "--event": NUMBERS, "--trials": NUMBERS, "--mode": WORDS, "--width": NUMBERS,
                  "--rollout-seed": NUMBERS}, st.just([]),
                 lambda p: table_from(p["ruleset"], p["overrides"], p["seat_names"])),
+    "analyse": ({**TRACED, "--seats": WORDS, "--trials": NUMBERS, "--width": NUMBERS, "--mode": WORDS,
+                 "--mark": WORDS, "--workers": NUMBERS, "--rollout-seed": NUMBERS, "--trace": WORDS}, st.just([]),
+                lambda p: check_analyse(p["ruleset"], p["overrides"], p["seat_names"], p["seat_text"], p["marks"],
+                                        p["trace_file"], [])),
     "simulate": ({**TRACED, "--games": NUMBERS, "--workers": NUMBERS, "--batch-size": NUMBERS, "--out": WORDS},
                  st.just([]), lambda p: check_simulate(p["ruleset"], p["overrides"], p["seat_names"], p["out"])),
     "hand": ({"--rules": TRACED["--rules"], "--set": SETTINGS}, st.lists(WORDS, max_size=4),

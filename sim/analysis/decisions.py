@@ -18,7 +18,9 @@ by the loss itself, as GNU Backgammon marks a move "doubtful", "bad" or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
 
 __all__ = ["Analysis", "Candidate", "Decision", "MARKS", "MARK_THRESHOLDS", "mark"]
 
@@ -110,3 +112,94 @@ class Analysis:
     thresholds: dict[str, float]
     lower_is_better: bool
     decisions: tuple[Decision, ...]
+
+    # ------------------------------------------------------------ reading
+
+    def frame(self) -> Any:
+        """A polars frame, one row per decision: where it stands, the choices played and best, the loss
+        with its interval (``loss_lo``, ``loss_hi``), the mark, how many legal choices it had
+        (``choices``; 1: forced) and the trials its played choice was rolled out."""
+        import polars as pl
+
+        rows = [{"event": d.event, "round": d.round, "turn": d.turn, "seat": d.seat, "kind": d.kind,
+                 "played": d.played, "best": d.best, "loss": d.loss, "loss_lo": d.loss_ci[0],
+                 "loss_hi": d.loss_ci[1], "mark": d.mark, "choices": len(d.candidates),
+                 "trials": next(c.trials for c in d.candidates if c.played)} for d in self.decisions]
+        schema = {"event": pl.Int64, "round": pl.Int64, "turn": pl.Int64, "seat": pl.Int64, "kind": pl.Utf8,
+                  "played": pl.Utf8, "best": pl.Utf8, "loss": pl.Float64, "loss_lo": pl.Float64,
+                  "loss_hi": pl.Float64, "mark": pl.Utf8, "choices": pl.Int64, "trials": pl.Int64}
+        return pl.DataFrame(rows, schema=schema)
+
+    def summary(self) -> Any:
+        """A polars frame per seat and kind of decision (and ``"all"``): ``decisions``, ``choices`` (those
+        with more than one legal choice), ``loss`` (their total), ``error_rate`` (mean loss per decision)
+        and one count per mark (``doubtful``, ``bad``, ``very_bad``), seats and kinds in order."""
+        import polars as pl
+
+        rows = []
+        kinds = [k for k in ("draw", "lay", "discard", "may_i") if any(d.kind == k for d in self.decisions)]
+        for seat in self.seats:
+            for kind in (*kinds, "all"):
+                mine = [d for d in self.decisions if d.seat == seat and (kind == "all" or d.kind == kind)]
+                row: dict[str, Any] = {"seat": seat, "kind": kind, "decisions": len(mine),
+                                       "choices": sum(len(d.candidates) > 1 for d in mine),
+                                       "loss": float(sum(d.loss for d in mine)),
+                                       "error_rate": float(sum(d.loss for d in mine) / len(mine)) if mine else 0.0}
+                for name in MARKS:
+                    row[name.replace(" ", "_")] = sum(d.mark == name for d in mine)
+                rows.append(row)
+        schema = {"seat": pl.Int64, "kind": pl.Utf8, "decisions": pl.Int64, "choices": pl.Int64,
+                  "loss": pl.Float64, "error_rate": pl.Float64, **{m.replace(" ", "_"): pl.Int64 for m in MARKS}}
+        return pl.DataFrame(rows, schema=schema)
+
+    def to_dict(self, events: bool = False) -> dict[str, Any]:
+        """The analysis as plain JSON values: its settings, every decision with its candidates, the summary
+        rows; the trace too with ``events``. A number that is not one (the points of a forced decision's
+        lone choice, never rolled out) is ``None``."""
+        def clean(value: Any) -> Any:
+            if isinstance(value, float):
+                return value if math.isfinite(value) else None
+            if isinstance(value, (list, tuple)):
+                return [clean(v) for v in value]
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items()}
+            return value
+
+        out = {"seats": list(self.seats), "mode": self.mode, "trials": self.trials, "seed": self.seed,
+               "thresholds": dict(self.thresholds), "lower_is_better": self.lower_is_better,
+               "decisions": [clean(asdict(d)) for d in self.decisions],
+               "summary": clean(self.summary().to_dicts())}
+        if events:
+            out["events"] = [dict(e) for e in self.events]
+        return out
+
+    def __str__(self) -> str:
+        better = "fewer" if self.lower_is_better else "more"
+        thresholds = ", ".join(f"{name} >= {self.thresholds[name]:g}" for name in MARKS)
+        lines = [f"Analysis of seat{'s' if len(self.seats) > 1 else ''} {', '.join(map(str, self.seats))} "
+                 f"({self.mode}, at most {self.trials} trials per choice, seed {self.seed}; loss in round points "
+                 f"given up against the best choice ({better} points are better), 95% interval; marked only when "
+                 f"the interval excludes 0: {thresholds})",
+                 f"{'event':>6} {'round':>5} {'turn':>4} {'seat':>4}  {'kind':<7} {'played':<34} {'best':<34} "
+                 f"{'loss':>6}  {'95% interval':<17} mark"]
+        for d in self.decisions:
+            if len(d.candidates) < 2:
+                loss, ci, best = "", "forced", ""
+            else:
+                loss, ci = f"{d.loss:6.2f}", f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]"
+                best = "=" if d.best == d.played else d.best
+            lines.append(f"{d.event:>6} {d.round:>5} {d.turn:>4} {d.seat:>4}  {d.kind:<7} {_cut(d.played):<34} "
+                         f"{_cut(best):<34} {loss:>6}  {ci:<17} {d.mark or ''}")
+        lines.append("")
+        lines.append("Per seat and kind (error rate: mean loss per decision, forced ones counted as 0):")
+        lines.append(f"{'seat':>4}  {'kind':<7} {'decisions':>9} {'choices':>7} {'loss':>8} {'error rate':>10} "
+                     + " ".join(f"{m:>9}" for m in MARKS))
+        for row in self.summary().iter_rows(named=True):
+            lines.append(f"{row['seat']:>4}  {row['kind']:<7} {row['decisions']:>9} {row['choices']:>7} "
+                         f"{row['loss']:8.2f} {row['error_rate']:10.3f} "
+                         + " ".join(f"{row[m.replace(' ', '_')]:>9}" for m in MARKS))
+        return "\n".join(lines)
+
+
+def _cut(text: str, width: int = 34) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

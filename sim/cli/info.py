@@ -12,6 +12,14 @@ from sim.cli.common import PathArg, main
 
 
 def _identity_lines(identity: dict[str, Any]) -> list[str]:
+    if "strategies" not in identity:
+        # Not a simulation's dataset (a fork's positions, bot_losses' decisions): what made it, key by key.
+        config = identity.get("config", {})
+        return [f"made of     {identity.get('positions of', '?')}",
+                "config      " + " ".join(f"{k}={json.dumps(v)}" for k, v in config.items()),
+                f"tables      {', '.join(identity.get('tables', []))}",
+                f"package     rami-lab {identity.get('package_version', '?')} (rules version "
+                f"{identity.get('rules_version', '?')})"]
     strategies = ", ".join(s["name"] for s in identity["strategies"])
     knobs = " ".join(f"{k}={json.dumps(v)}" for k, v in identity["ruleset"].items())
     return [

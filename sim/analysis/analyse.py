@@ -1,0 +1,301 @@
+"""Analysing a traced game: every decision of the chosen seats valued by rollouts, its loss and its mark.
+
+:func:`analyse` walks a trace (``docs/trace.md``) round by round. Each round
+is replayed once: the position of its deal (:meth:`sim.Position.from_trace`)
+and then, decision after decision, the position the trace's choice leads to,
+so that a game of a few hundred decisions is replayed in one pass rather
+than once per decision. At every decision of an analysed seat with more
+than one legal choice, :func:`sim.rollout` plays every legal choice out on
+common futures with its sequential stop (``width``), so that a clear
+decision costs a few batches of trials and a close one the most
+(``trials``); the played choice's loss is its paired difference from the
+best one, signed so that a positive loss cost points whichever way the
+game's points go, and it is marked by :func:`sim.analysis.decisions.mark`.
+
+The played choice. The trace records events, not choices: :func:`played_choice`
+writes the choice a decision's next events are, in the notation of
+:meth:`sim.Position.legal_choices` (a draw: ``take 9♠`` or ``stock``; a
+laying: the ``open``, ``meld``, ``add`` or ``recover`` event, a recovery with
+the laying that follows it; ``stop`` when the next event is the discard; a
+discard: its card), and the walk checks that playing it reproduces the
+trace's events exactly, raising ``ValueError`` otherwise.
+
+Where a decision stands. ``Decision.event`` is the trace index of its
+first event: ``Position.from_trace(events, event)`` stands at the same
+decision, with one exception: a laying phase ended by ``stop`` records no
+event of its own, so its ``event`` is the index of the discard that follows
+(``from_trace`` stands at that discard; the two are told apart by ``kind``).
+A draw whose turn began with a restock of the stock starts at the
+``restock`` event.
+
+"Puis-je ?" (Rami contrat) is not analysed: the other seats' strategies
+answer it inside the draw from the stock, and a position cannot stop there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sim import rules as rules_lib
+from sim.analysis.decisions import MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
+from sim.position import Position
+from sim.rollouts import rollout
+
+__all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
+           "played_choice", "walk"]
+
+# The kinds of decision analysed, in a turn's order ("may_i" is named by the values but never analysed here).
+KINDS = ("draw", "lay", "discard")
+
+# The default budget: at most DEFAULT_TRIALS trials per choice, looked at every DEFAULT_BATCH trials and
+# stopped once every difference's interval is narrower than DEFAULT_WIDTH round points. Two points is the
+# smallest loss that earns a mark, so a narrower interval would buy precision no mark reads; 500 trials
+# keep a whole seat of a Rami 51 game under a minute on two cores (benchmarks/bench_analyse.py).
+DEFAULT_TRIALS = 500
+DEFAULT_BATCH = 50
+DEFAULT_WIDTH = 2.0
+
+_MODES = ("belief", "clairvoyant")
+_LAYINGS = ("open", "meld", "add", "recover")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One decision of a trace as :func:`walk` meets it.
+
+    ``event``: where it stands (see the module's docstring); ``position``:
+    the position at the decision; ``played``: the choice the trace played,
+    in the notation of :meth:`sim.Position.legal_choices`.
+    """
+
+    event: int
+    position: Position
+    played: str
+
+
+def _end_text(end: Any) -> str:
+    return f" {end}" if end else ""
+
+
+def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str) -> str:
+    """The choice the trace played at a ``decision`` (``"draw"``, ``"lay"``, ``"discard"``) whose next event is
+    ``events[at]``, written as :meth:`sim.Position.legal_choices` writes it.
+
+    Raises ``ValueError`` when the events there are not such a choice.
+    """
+    if not 0 <= at < len(events):
+        raise ValueError(f"the trace ends before the {decision} at event {at}")
+    e = events[at]
+    t = e.get("type")
+    if decision == "draw":
+        if t == "restock" and at + 1 < len(events):  # a pile turned over by the draw from the stock comes first
+            e, t = events[at + 1], events[at + 1].get("type")
+        if t == "draw":
+            return f"take {e['card']}" if e["source"] == "discard" else "stock"
+    elif decision == "lay":
+        if t == "open":
+            return "open " + " + ".join(m["cards"] for m in e["melds"])
+        if t == "meld":
+            return f"meld {e['cards']}"
+        if t == "add":
+            return f"add {e['card']} to {e['id']}{_end_text(e.get('end'))}"
+        if t == "recover":
+            head = f"recover {e['card']} from {e['id']}"
+            after = events[at + 1] if at + 1 < len(events) else {}
+            if after.get("type") == "meld":
+                return f"{head}, meld {after['cards']}"
+            if after.get("type") == "add":
+                return f"{head}, joker to {after['id']}{_end_text(after.get('end'))}"
+            raise ValueError(f"the recovery at event {at} is not followed by the laying of its joker")
+        if t in ("discard", "out"):
+            return "stop"
+    elif decision == "discard":
+        if t == "discard":
+            return str(e["card"])
+    raise ValueError(f"event {at} ({t}) is not the choice of a {decision} decision")
+
+
+def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
+    """Every decision of a whole trace, in order, with the choice played there (see the module's docstring).
+
+    Each round is replayed once by the engine; the choice found at each
+    decision is checked to reproduce the trace's events. Raises
+    ``ValueError`` for a trace that does not replay.
+    """
+    events = list(events)
+    deals = [i for i, e in enumerate(events) if isinstance(e, dict) and e.get("type") == "deal"]
+    for deal in deals:
+        position = Position.from_trace(events, deal)
+        last = position.events[-1]
+        at = deal + len(position.events)  # the trace index of the next event the round writes
+        while position.decision != "over":
+            played = played_choice(events, at, position.decision)
+            legal = position.legal_choices()
+            if played not in legal:
+                raise ValueError(f"the trace cannot be replayed: at event {at} it plays {played!r}, not a legal "
+                                 f"{position.decision} (legal: {', '.join(legal)})")
+            # The seat's own strategy replays the trace as Position.from_trace does (its random streams move as
+            # they did in the game); a trace whose choice is not the strategy's is played by apply.
+            chosen, after = position.step()
+            if chosen != played:
+                after = position.apply(played)
+            new = after.events_after(position.event_rows)
+            if new != events[at:at + len(new)]:
+                raise ValueError(f"the trace cannot be replayed: {played!r} at event {at} does not lead to the "
+                                 f"trace's next events")
+            # A draw whose turn began by restocking starts at the restock (Position.from_trace stands there).
+            first = at - 1 if position.decision == "draw" and last["type"] == "restock" else at
+            yield Step(first, position, played)
+            if new:
+                last = new[-1]
+            at += len(new)
+            position = after
+
+
+def _whole(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_thresholds(thresholds: Mapping[str, float] | None) -> dict[str, float]:
+    if thresholds is None:
+        return dict(MARK_THRESHOLDS)
+    if not isinstance(thresholds, Mapping):
+        raise ValueError(f"thresholds must be a dict of {', '.join(MARKS)} to points, got {thresholds!r}")
+    unknown = [k for k in thresholds if k not in MARKS]
+    if unknown:
+        raise ValueError(f"unknown mark {unknown[0]!r} in thresholds; the marks are: {', '.join(MARKS)}")
+    out = {**MARK_THRESHOLDS, **thresholds}
+    for k, v in out.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"thresholds[{k!r}] must be a positive number of points, got {v!r}")
+    values = [float(out[k]) for k in MARKS]
+    if values != sorted(values):
+        raise ValueError(f"thresholds must grow with the mark ({', '.join(MARKS)}), got {out}")
+    return {k: float(out[k]) for k in MARKS}
+
+
+def _check_seats(seats: Sequence[int] | int | None, players: int) -> tuple[int, ...]:
+    if seats is None:
+        return tuple(range(players))
+    if isinstance(seats, (int, np.integer)) and not isinstance(seats, bool):
+        seats = [seats]
+    if isinstance(seats, str) or not isinstance(seats, Sequence) or not seats:
+        raise ValueError(f"seats must be a list of seats 0 .. {players - 1}, got {seats!r}")
+    for s in seats:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise ValueError(f"seats must be whole numbers, got {s!r}")
+        if not 0 <= s < players:
+            raise ValueError(f"seat {s} is out of range: the game has seats 0 .. {players - 1}")
+    return tuple(sorted({int(s) for s in seats}))
+
+
+def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief", seed: int = 0,
+                 thresholds: Mapping[str, float] | None = None, workers: int = 2, width: float | None = DEFAULT_WIDTH,
+                 batch: int = DEFAULT_BATCH) -> Decision:
+    """One decision of :func:`walk` valued as :func:`analyse` values it (the arguments are :func:`analyse`'s).
+
+    A decision with a single legal choice is not rolled out: loss 0, no
+    mark, its lone candidate ``trials`` 0 and ``points`` NaN.
+    """
+    p = step.position
+    if len(p.legal_choices()) < 2:
+        only = Candidate(step.played, 0, float("nan"), (float("nan"), float("nan")), 0.0, (0.0, 0.0), True, True)
+        return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, step.played, 0.0, (0.0, 0.0),
+                        None, (only,))
+    marks = _check_thresholds(thresholds)
+    result = rollout(p, n=trials, mode=mode, seed=seed, width=width, batch=batch, workers=workers)
+    # A rollout's difference is "points - points of the best"; a loss is what the choice gave up, so it is that
+    # difference when fewer points are better and its opposite when more are.
+    sign = 1.0 if result.lower_is_better else -1.0
+    candidates = []
+    for c in result.choices:
+        lo, hi = (sign * c.diff_ci[0], sign * c.diff_ci[1])
+        loss_ci = (min(lo, hi) + 0.0, max(lo, hi) + 0.0)
+        candidates.append(Candidate(c.choice, c.trials, c.points, c.points_ci, sign * c.diff + 0.0, loss_ci, c.best,
+                                    c.choice == step.played))
+    played = next(c for c in candidates if c.played)
+    best = next(c for c in candidates if c.best)
+    return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, best.choice, played.loss,
+                    played.loss_ci, mark(played.loss, played.loss_ci, marks), tuple(candidates))
+
+
+def analyse(
+    events: Sequence[Mapping[str, Any]],
+    seats: Sequence[int] | int | None = None,
+    trials: int = DEFAULT_TRIALS,
+    mode: str = "belief",
+    seed: int = 0,
+    thresholds: Mapping[str, float] | None = None,
+    workers: int = 2,
+    width: float | None = DEFAULT_WIDTH,
+    batch: int = DEFAULT_BATCH,
+) -> Analysis:
+    """Every decision of ``seats`` in a traced game, valued by rollouts (see the module's docstring).
+
+    Parameters
+    ----------
+    events : sequence of dict
+        A whole trace from :func:`sim.play_traced` (``docs/trace.md``).
+    seats : int or sequence of int, optional
+        The seats analysed (default: every seat).
+    trials : int
+        The most trials a choice is played (:func:`sim.rollout`'s ``n``).
+    mode : {"belief", "clairvoyant"}
+        ``belief`` re-deals what the seat could not see (what it should have
+        played knowing what it knew); ``clairvoyant`` keeps the true cards.
+    seed : int
+        The rollouts' seed; every decision's rollout uses it, so
+        ``sim.rollout(Position.from_trace(events, d.event), seed=seed, ...)``
+        gives a decision's figures again (a ``stop`` excepted: its position is
+        the one before the discard at ``d.event``).
+    thresholds : dict, optional
+        Points that earn each mark (default :data:`MARK_THRESHOLDS`); a partial
+        dict changes only the marks it names.
+    workers : int
+        Threads playing trials side by side; the figures do not depend on it.
+    width : float or None
+        The sequential stop: a decision's rollout stops once every difference's
+        interval is narrower than this many points (``None``: exactly ``trials``).
+    batch : int
+        Trials per look of the sequential stop.
+
+    Returns
+    -------
+    Analysis
+        Decisions in the order of the game; one with a single legal choice
+        has loss 0, no mark, and its lone candidate ``trials`` 0 and ``points`` NaN.
+    """
+    events = list(events)
+    if not events or not isinstance(events[0], dict) or events[0].get("type") != "game_start":
+        raise ValueError("events must be a whole trace from sim.play_traced, starting with its game_start event")
+    head = events[0]
+    try:
+        ruleset = rules_lib.Ruleset(**head["ruleset"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"the trace's game_start event holds no valid ruleset: {exc}") from None
+    chosen = _check_seats(seats, ruleset.players)
+    trials = _whole("trials", trials, 1)
+    workers = _whole("workers", workers, 1)
+    batch = _whole("batch", batch, 1)
+    seed = _whole("seed", seed, 0)
+    if seed >= 2**63:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    if width is not None and (isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0):
+        raise ValueError(f"width must be a positive number of points or None, got {width!r}")
+    marks = _check_thresholds(thresholds)
+    decisions = []
+    for step in walk(events):
+        if step.position.seat in chosen:
+            decisions.append(analyse_step(step, trials, mode, seed, marks, workers, width, batch))
+    lower = rules_lib.better_points(ruleset.game) == "lower"
+    return Analysis(events=tuple(events), seats=chosen, mode=mode, trials=trials, seed=seed, thresholds=marks,
+                    lower_is_better=lower, decisions=tuple(decisions))
