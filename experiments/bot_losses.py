@@ -55,6 +55,7 @@ from experiments import design, plots, stats
 from experiments.design import Finding, Results
 from sim import provenance, rules, store
 from sim.analysis.analyse import Step, analyse_step, walk
+from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
 
 TITLE = "Where do the bots lose points: which of their decisions cost the most?"
 
@@ -346,6 +347,20 @@ def examples(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def example_analysis(config: Config, folder: Path | str, example: dict[str, Any]) -> Analysis:
+    """A worked example's decision analysed again as the run analysed it (its game's stored trace, the same
+    rollout seed, trials and stop, so the same figures), as the analysis its game page draws."""
+    row = traces(folder).filter((pl.col("strategy") == example["strategy"]) & (pl.col("game") == example["game"]))
+    events = json.loads(row["trace"][0])
+    step = next(s for s in walk(events) if s.event == example["event"] and s.position.decision == example["kind"])
+    seed = _seed(config, example["strategy"], example["game"])
+    decision = analyse_step(step, trials=config.trials, mode=config.mode, seed=seed, workers=config.workers or 2,
+                            width=config.width)
+    lower = rules.better_points(rules.as_ruleset(config.ruleset).game) == "lower"
+    return Analysis(tuple(events), (example["seat"],), config.mode, config.trials, seed, dict(MARK_THRESHOLDS), lower,
+                    (decision,))
+
+
 def row_facts(frame: pl.DataFrame) -> dict[str, Any]:
     return {"decisions": frame.height, "marked": int(frame["mark"].is_not_null().sum()), "examples": examples(frame)}
 
@@ -369,7 +384,10 @@ def edition_note(results: Results, quick: bool) -> str:
 
 
 def page_blocks(runs: list[Results]) -> list[tuple]:
-    """Where the points go per strategy, and the worked examples."""
+    """Where the points go per strategy, and the worked examples (each with its game page, written beside the
+    page when the run has a folder)."""
+    from experiments import report
+
     first = runs[0]
     blocks: list[tuple] = [("h2", "Where the points go")]
     for strategy in first.config.strategies:
@@ -387,12 +405,21 @@ def page_blocks(runs: list[Results]) -> list[tuple]:
                         "(draws, layings, discards) holds every decision of it; a situation only those it names."))
     blocks.append(("h2", "Worked examples"))
     items = []
+    pages: dict[tuple[str, int, int], str] = {}
     for ex in first.provenance.get("examples", []):
+        link = ""
+        if first.out is not None:
+            # The game page, written beside this page: the example's decision analysed again as the run did.
+            key = (ex["strategy"], ex["game"], ex["event"])
+            if key not in pages:
+                pages[key] = report.game_page(Path(first.out).parent, f"{ex['strategy']}-game-{ex['game']}-event-"
+                                              f"{ex['event']}", example_analysis(first.config, first.out, ex))
+            link = f" [The game, at this decision]({pages[key]})."
         items.append(f"{ex['group']}: `{ex['strategy']}`, game {ex['game']}, round {ex['round'] + 1}, seat "
                      f"{ex['seat']}, trace event {ex['event']} ({ex['kind']}). Hand {ex['hand']}; table "
                      f"{ex['table'] or 'empty'}; pile's top {ex['pile'] or 'none'}. Played `{ex['played']}`, best "
                      f"`{ex['best']}`: {ex['loss']:.2f} points lost (95% interval {ex['loss_low']:.2f} to "
-                     f"{ex['loss_high']:.2f}){', marked ' + ex['mark'] if ex['mark'] else ''}.")
+                     f"{ex['loss_high']:.2f}){', marked ' + ex['mark'] if ex['mark'] else ''}.{link}")
     blocks.append(("ul", items or ["No decision was analysed."]))
     blocks.append(("p", "Each kind's and situation's costliest decision at this seed. The game's trace is in the "
                         "run's dataset (`data/positions`, table `traces`: `experiments.bot_losses.traces(run "

@@ -45,6 +45,8 @@ import sim
 from experiments import design, plots, stats, wording
 from experiments.design import Finding
 from sim import provenance, rules, store
+from sim.analysis.analyse import decision_of
+from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
 from sim.position import Position
 from sim.rollouts import Rollout
 
@@ -418,10 +420,27 @@ def _cell(estimate: float, low: float, high: float) -> str:
     return f"{estimate:+.2f} ({low:+.2f} to {high:+.2f})"
 
 
+def example_analysis(fork: Fork, config: ForkConfig, row: dict[str, Any]) -> Analysis:
+    """An example position's fork as the analysis its game page draws: the traced game, and the decision with
+    its two choices rolled out again as :func:`positions` rolled them (the same seed, so the same figures)."""
+    events = sim.play_traced(config.ruleset, [config.strategy] * config.players, seed=config.seed, game=row["game"])
+    position = sim.Position.from_trace(events, row["event"])
+    own, _ = position.step()
+    seed = _rollout_seed(config, row["game"], row["event"], fork.salt)
+    r = sim.rollout(position, choices=[own, fork.other_choice], n=config.trials, mode=config.mode, seed=seed,
+                    workers=rollout_threads(config))
+    decision = decision_of(row["event"], position, own, r)
+    return Analysis(tuple(events), (position.seat,), config.mode, config.trials, seed, dict(MARK_THRESHOLDS),
+                    r.lower_is_better, (decision,))
+
+
 def page_blocks(fork: Fork, runs: Sequence[design.Results], game_rows: Callable[[dict[str, Any]], list[list[str]]],
                 experiment: str, habit_words: str, groups_title: str, describe: Callable[[dict[str, Any]], str]
                 ) -> list[tuple]:
-    """The fork page's own sections: beside the game-level answer, the breakdown, example positions."""
+    """The fork page's own sections: beside the game-level answer, the breakdown, example positions (each with
+    its game page, written beside the page when the run has a folder)."""
+    from experiments import report
+
     first = runs[0]
     blocks: list[tuple] = [("h2", "This decision, and the habit over a whole game")]
     rows = []
@@ -482,13 +501,18 @@ def page_blocks(fork: Fork, runs: Sequence[design.Results], game_rows: Callable[
         [frame.row(0, named=True)]
     items = []
     for row in picks:
+        link = ""
+        if first.out is not None:
+            page = report.game_page(Path(first.out).parent, f"game-{row['game']}-event-{row['event']}",
+                                    example_analysis(fork, first.config, row))
+            link = f" [The game, at this decision]({page})."
         items.append(
             f"Game {row['game']}, round {row['round'] + 1}, the seat's turn {row['table_turn']} (seat {row['seat']}), "
             f"{describe(row)}. Hand: {row['hand']}. Table: {row['table'] or 'empty'}. Pile: {row['pile'] or 'empty'}. "
             f"`{row['now']}` → {row['points_now']:.2f} round points (goes out {row['out_now']:.0%}); "
             f"`{row['other']}` → {row['points_other']:.2f} (goes out {row['out_other']:.0%}); "
             f"difference {row['diff']:+.2f} (95% interval over {row['trials']:,} trials {row['diff_low']:+.2f} to "
-            f"{row['diff_high']:+.2f}).")
+            f"{row['diff_high']:+.2f}).{link}")
     blocks.append(("ul", items))
     blocks.append(("p", "The position where the other choice did best, then the one where it did worst, at seed "
                         f"{first.config.seed}. Every position's row is in the run's `data/positions` dataset beside "

@@ -19,6 +19,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import matplotlib
@@ -292,7 +293,8 @@ def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
     blocks = _page_blocks(name, experiment, runs, quick)
     (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")
     page = folder / "index.html"
-    page.write_text(_html(blocks, experiment.title, images), encoding="utf-8")
+    # An experiment's page may link to its worked examples' game pages ([text](games/...html#step)).
+    page.write_text(_html(blocks, experiment.title, images, links=True), encoding="utf-8")
     return page
 
 
@@ -419,6 +421,27 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
     page.write_text(_html([*blocks, *tables("index.html")], f"Rami lab reports ({edition})", {}, links=True),
                     encoding="utf-8")
     return page
+
+
+GAMES = "games"
+"""The folder beside an experiment's page that holds the game pages of its worked examples."""
+
+
+def game_page(page_folder: Path, stem: str, analysis: Any) -> str:
+    """Write the game page of a worked example (:func:`sim.analysis.write_html`) under ``page_folder/games``.
+
+    ``analysis`` is a :class:`sim.analysis.Analysis` whose decisions are the
+    example's; returns the link from the experiment's page, opening the game
+    at the first decision (``#step``).
+    """
+    from sim.analysis import write_html
+    from sim.analysis.page import decision_step
+
+    folder = page_folder / GAMES
+    folder.mkdir(parents=True, exist_ok=True)
+    write_html(analysis, folder / f"{stem}.html")
+    step = decision_step(list(analysis.events), analysis.decisions[0]) if analysis.decisions else 0
+    return f"{GAMES}/{stem}.html#{step}"
 
 
 def write_document(folder: Path, title: str, blocks: Sequence[Block], figures: dict | None = None) -> Path:

@@ -130,6 +130,8 @@ CASES = [
     (["rollout", "--event", "5", "--strategies", "greedy,genius"], 2, ["--strategies", "'genius'"]),
     (["rollout", "--event", "5", "--set", "players=9"], 2, ["players", "2 to 5 players"]),
     # analyse
+    (["analyse", "--html", "afile/game.html"], 1, ["--html afile/game.html", "does not exist"]),
+    (["analyse", "--html", ""], 2, ["--html"]),
     (["analyse", "--seats", "9"], 2, ["--seats '9'", "out of range"]),
     (["analyse", "--seats", "x"], 2, ["--seats 'x'"]),
     (["analyse", "--trials", "0"], 2, ["--trials"]),

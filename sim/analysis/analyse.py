@@ -44,10 +44,10 @@ import numpy as np
 from sim import rules as rules_lib
 from sim.analysis.decisions import MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 from sim.position import Position
-from sim.rollouts import rollout
+from sim.rollouts import Rollout, rollout
 
 __all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
-           "played_choice", "walk"]
+           "decision_of", "played_choice", "walk"]
 
 # The kinds of decision analysed, in a turn's order ("may_i" is named by the values but never analysed here).
 KINDS = ("draw", "lay", "discard")
@@ -211,6 +211,15 @@ def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief",
                         None, (only,))
     marks = _check_thresholds(thresholds)
     result = rollout(p, n=trials, mode=mode, seed=seed, width=width, batch=batch, workers=workers)
+    return decision_of(step.event, p, step.played, result, marks)
+
+
+def decision_of(event: int, position: Position, played: str, result: Rollout,
+                thresholds: Mapping[str, float] | None = None) -> Decision:
+    """The decision at ``position`` (trace index ``event``) where ``played`` was chosen, valued by ``result``
+    (a rollout of some of its choices, ``played`` among them): the one place a rollout becomes a decision's
+    candidates, losses and mark, for :func:`analyse` and for the worked examples of the fork experiments."""
+    marks = _check_thresholds(thresholds)
     # A rollout's difference is "points - points of the best"; a loss is what the choice gave up, so it is that
     # difference when fewer points are better and its opposite when more are.
     sign = 1.0 if result.lower_is_better else -1.0
@@ -219,11 +228,13 @@ def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief",
         lo, hi = (sign * c.diff_ci[0], sign * c.diff_ci[1])
         loss_ci = (min(lo, hi) + 0.0, max(lo, hi) + 0.0)
         candidates.append(Candidate(c.choice, c.trials, c.points, c.points_ci, sign * c.diff + 0.0, loss_ci, c.best,
-                                    c.choice == step.played))
-    played = next(c for c in candidates if c.played)
+                                    c.choice == played))
+    chosen = next((c for c in candidates if c.played), None)
+    if chosen is None:
+        raise ValueError(f"the played choice {played!r} is not among the rollout's choices")
     best = next(c for c in candidates if c.best)
-    return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, best.choice, played.loss,
-                    played.loss_ci, mark(played.loss, played.loss_ci, marks), tuple(candidates))
+    return Decision(event, position.round, position.turn, position.seat, position.decision, played, best.choice,
+                    chosen.loss, chosen.loss_ci, mark(chosen.loss, chosen.loss_ci, marks), tuple(candidates))
 
 
 def analyse(

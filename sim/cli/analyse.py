@@ -88,6 +88,20 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     return events
 
 
+def check_page_path(path: Path) -> None:
+    """``--html FILE`` before anything is played: a file name whose folder exists and may be written (exit 1
+    otherwise, as an output folder that cannot be used); an existing page is replaced."""
+    import os
+
+    if not path.name.strip():
+        raise BadValue("--html is empty: give a file name, e.g. --html game.html")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise click.ClickException(f"--html {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise click.ClickException(f"--html {path}: cannot write in {folder} (no permission)")
+
+
 def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, seat_text: str | None,
                   marks: tuple[str, ...], trace_file: Path | None, given: list[str]) -> tuple:
     """Every check of ``rami analyse`` made before a game is traced or a rollout played: the table (or the trace
@@ -143,11 +157,14 @@ def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | No
               help="Threads playing trials side by side (the figures do not depend on it).")
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Trace at most this many rounds (not with --trace).")
+@click.option("--html", "html_path", type=PathArg(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Also write the game page: one self-contained HTML file with the cards, turn by turn, and every "
+                   "analysed decision's choices, marks and the timeline of losses (docs/game_page.md).")
 @ascii_option
 @json_option
 @click.pass_context
 def analyse_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, seat_text, trials, width, mode,
-                    rollout_seed, marks, workers, max_rounds, use_ascii, as_json) -> None:
+                    rollout_seed, marks, workers, max_rounds, html_path, use_ascii, as_json) -> None:
     """Trace one game (or read --trace) and value every decision of --seats by rollouts: the choice played,
     the best one, the points the played one gave up with a 95% interval, and a mark when the interval
     excludes zero; then the error rate (mean loss per decision) per seat and kind of decision.
@@ -159,6 +176,8 @@ def analyse_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file,
              if ctx.get_parameter_source(key) == click.core.ParameterSource.COMMANDLINE]
     events, r, names, seats, thresholds = check_analyse(ruleset, overrides, seat_names, seat_text, marks, trace_file,
                                                         given)
+    if html_path is not None:
+        check_page_path(html_path)
     from sim.analysis.analyse import analyse
 
     if trace_file is None:
@@ -171,7 +190,13 @@ def analyse_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file,
                          workers=workers, width=width)
     except ValueError as exc:
         raise BadValue(f"--trace {str(trace_file)!r}: {exc}" if trace_file is not None else str(exc)) from None
+    if html_path is not None:
+        from sim.analysis import write_html
+
+        write_html(result, html_path)
     if as_json:
         emit_json(result.to_dict(), use_ascii)
         return
     emit(str(result), use_ascii)
+    if html_path is not None:
+        emit(f"game page: {html_path.resolve()}", use_ascii)
