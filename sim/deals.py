@@ -3,7 +3,7 @@
 :func:`deal` gives round ``round_index`` of games ``first_game ..`` of the
 simulation seeded ``seed`` exactly as :func:`sim.simulate` deals it: the
 engine's own deck stream (``STREAM_DECK``) and its own deal
-(``sim.engine.deals``). The odds tables (:mod:`sim.odds`) are counted on
+(``sim.engine.deals``). The odds tables (:mod:`sim.odds_tables`, ``sim.odds``) are counted on
 these deals.
 """
 
