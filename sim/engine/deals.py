@@ -31,7 +31,9 @@ from sim.engine.melds import (
     add_card,
     bit,
     contract_ruled_out,
+    ONE,
     enumerate_melds,
+    lowest,
     search,
     search_contract,
     workspace,
@@ -81,14 +83,15 @@ def deal_many(rules, rnd, states, rows, hands, stock, pile):
             k = 0
             lo = st.h_lo[s]
             hi = st.h_hi[s]
-            for c in range(52):
-                b = bit(c)
-                if lo & b:
+            # One step per card held rather than per card of the pack.
+            while lo != ZERO:
+                c = lowest(lo)
+                hands[i, s, k] = c
+                k += 1
+                if hi & bit(c):
                     hands[i, s, k] = c
                     k += 1
-                if hi & b:
-                    hands[i, s, k] = c
-                    k += 1
+                lo &= lo - ONE
             for _ in range(st.h_jk[s]):
                 hands[i, s, k] = JOKER
                 k += 1
