@@ -70,6 +70,18 @@ class Deals:
     def __len__(self) -> int:
         return int(self.games.shape[0])
 
+    def script(self, i: int) -> dict[str, Any]:
+        """Deal ``i`` as the ``deal`` a traced game is given (``sim.play_traced(..., deal=...)``), in notation.
+
+        The hands by seat, the discard, the stock's cards kept here (top
+        first) and the round; ``sim.play_traced`` puts the deck's other
+        cards under them. Every strategy played on it gets the same deal.
+        """
+        stock = [int(c) for c in self.stock[i] if c >= 0]
+        return {"hands": [cardlib.format(int(c) for c in row if c >= 0) for row in self.hands[i]],
+                "pile": cardlib.format([int(self.pile[i])]), "stock": cardlib.format(stock),
+                "round": self.round_index}
+
     def first_turn_hands(self) -> np.ndarray:
         """The first player's cards on its first turn, before laying: the hand dealt and the stock's top card.
 
@@ -323,13 +335,12 @@ class Condition:
             part = self._number(node.operand, text, in_quantifier)
             return "number", lambda b, s: -part(b, s)
         if isinstance(node, ast.Compare):
-            terms = [self._number(n, text, in_quantifier) for n in (node.left, *node.comparators)]
-            ops = []
             for op in node.ops:
                 if type(op) not in _COMPARE:
                     self._fail(text, node, f"'{_OP_TEXT.get(type(op), type(op).__name__)}' is not a comparison "
                                            "of the language: use < <= == != >= >")
-                ops.append(_COMPARE[type(op)])
+            ops = [_COMPARE[type(op)] for op in node.ops]
+            terms = [self._number(n, text, in_quantifier) for n in (node.left, *node.comparators)]
 
             def compare(b, s):
                 values = [t(b, s) for t in terms]
