@@ -131,6 +131,7 @@ def simulate(
     per_game_only: bool = False,
     scheduler: Any = None,
     command: str | None = None,
+    condition: Any = None,
 ) -> pl.DataFrame | store.Dataset:
     """Play ``n_games`` games; return their rows, or write them to a results dataset.
 
@@ -187,6 +188,15 @@ def simulate(
     command : str, optional
         The command line or call recorded in the dataset's provenance
         (default: this call, written as Python).
+    condition : str or callable, optional
+        Play only first rounds whose deal satisfies it (``sim.deals``,
+        docs/deals.md): each game's first round is dealt from its deck stream
+        until a deal is accepted, so every strategy plays the same accepted
+        deals; later rounds are dealt as usual. The frame then has a column
+        ``deals``: the deals dealt for that game's first round, the accepted
+        one included (the acceptance rate is games / their sum). A condition
+        accepted by under 1 deal in 10,000 of a pilot is refused with its
+        rate. In memory only (not with ``out`` or ``scheduler``).
 
     Returns
     -------
@@ -216,6 +226,15 @@ def simulate(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
+    cond = None
+    if condition is not None:
+        from sim import deals
+
+        if out is not None or scheduler is not None:
+            raise ValueError("condition= plays in memory: leave out= and scheduler= unset with it")
+        cond = deals.Condition(condition)
+        cond.check(r)
+        deals.pilot_rate(r, cond, seed, first_game=first_game)
     if out is not None:
         tables = ["games"] if per_game_only else list(store.TABLES)
         identity = {
@@ -243,12 +262,22 @@ def simulate(
     fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
     shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
 
+    dealt = np.ones(n_games, dtype=np.int64)
+
     def job(start: int) -> Any:
         count = min(batch_size, end - start)
+        orders = None
+        if cond is not None:
+            from sim import deals
+
+            # The batch's accepted first deals, whole decks in dealing order.
+            kept = deals.sample(r, cond, count, seed, first_game=start, stock_cards=deals.stock_size(r), pilot=0)
+            orders = kept.deals.orders()
+            dealt[start - first_game:start - first_game + count] = kept.deals.attempts + 1
         if shared is not None:
             return batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), shared,
-                              (start - first_game) * fixed)
-        chunks = batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate))
+                              (start - first_game) * fixed, orders)
+        chunks = batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), orders=orders)
         # Per-game tables are built batch by batch so the rounds are never all held.
         return game_summary(batches.frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
@@ -273,10 +302,16 @@ def simulate(
                     progress(min(batch_size, end - start))
     _raise_policy_errors(chosen)
     if per_game_only:
-        return pl.concat(results)
-    if shared is not None:
-        return batches.frame([shared], names, bool(rotate), r.game, label)
-    return batches.frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
+        frame = pl.concat(results)
+    elif shared is not None:
+        frame = batches.frame([shared], names, bool(rotate), r.game, label)
+    else:
+        frame = batches.frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
+    if cond is None:
+        return frame
+    deals_column = pl.DataFrame({"game": np.arange(first_game, end, dtype=np.int64), "deals": dealt})
+    return frame.join(deals_column.cast({"game": frame.schema["game"]}), on="game", how="left",
+                      maintain_order="left")
 
 
 def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: Any, first_game: int, n_games: int,

@@ -110,8 +110,17 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
     return int(E.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
 
 
+def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
+    """The engine's batch of games: :func:`E.play_games`, or with the first rounds' decks ``orders`` given."""
+    if orders is None:
+        return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
+    return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
+                              orders)
+
+
 def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
-               rotate: bool, shared: np.ndarray | None = None, first_row: int = 0) -> list[np.ndarray]:
+               rotate: bool, shared: np.ndarray | None = None, first_row: int = 0,
+               orders: np.ndarray | None = None) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
     chunk per buffer, when the first fills). Each chunk is column-major,
     shape ``(N_R, rows)``, as the kernel writes it. Rows are int32: every
@@ -119,11 +128,12 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
 
     ``shared``: the whole simulation's rows, sized exactly for games of a
     fixed number of rounds (:func:`fixed_rows`); the batch writes its own
-    rows from ``first_row`` and returns them as one view.
+    rows from ``first_row`` and returns them as one view. ``orders``: the
+    deck of each game's first round, in dealing order (conditioned deals,
+    ``sim.deals``); None: every round dealt by its stream.
     """
     if shared is not None:
-        games, end = E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, shared, first_row,
-                                  rotate)
+        games, end = _play(kr, seed, start, count, kinds, params, max_rounds, shared, first_row, rotate, orders)
         if games != count:
             raise RuntimeError(f"games {start} .. {start + count - 1} did not fit their rows (engine bug)")
         return [shared[:, first_row:end]]
@@ -136,8 +146,8 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
-        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
-                                   0, rotate)
+        games, rows = _play(kr, seed, start + done, count - done, kinds, params, max_rounds, res, 0, rotate,
+                            None if orders is None else orders[done:])
         chunks.append(res[:, :rows])
         done += games
     return chunks

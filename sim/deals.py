@@ -28,7 +28,7 @@ from sim import cards as cardlib
 from sim.rules.ruleset import CONTRACTS, WHOLE_HAND_DEAL, Ruleset, as_ruleset
 
 __all__ = ["FEATURES", "MIN_RATE", "PILOT", "Condition", "ConditionError", "Dealer", "Deals", "Sample", "deal",
-           "parse_condition", "sample"]
+           "parse_condition", "pilot_rate", "sample", "stock_size"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,28 @@ class Deals:
                 "pile": cardlib.format([int(self.pile[i])]), "stock": cardlib.format(stock),
                 "round": self.round_index}
 
+    def orders(self) -> np.ndarray:
+        """Each deal as the whole deck in dealing order, shape ``(n, deck size)``: what the engine deals from.
+
+        The round's first player's cards, then each seat in turn order, the
+        discard, then the stock from its top down (``sim.engine.round.deal_round``'s
+        scripted deal). Needs the whole stock (``stock_cards`` of :func:`deal`
+        or :func:`sample` at least the stock's size).
+        """
+        r = self.ruleset
+        players = r.players
+        in_hands = (self.hands >= 0).sum(axis=(1, 2))
+        stock = (self.stock >= 0).sum(axis=1)
+        if np.any(in_hands + 1 + stock != r.deck_size):
+            raise ValueError("the deals keep only the stock's top cards: deal them with stock_cards at least the "
+                             "stock's size to replay them")
+        parts = [self.hands[:, (self.first + k) % players, :] for k in range(players)]
+        rows = np.concatenate([*parts, self.pile[:, None], self.stock], axis=1)
+        out = np.empty((len(self), r.deck_size), dtype=np.int64)
+        for i in range(len(self)):
+            out[i] = rows[i][rows[i] >= 0]
+        return out
+
     def first_turn_hands(self) -> np.ndarray:
         """The first player's cards on its first turn, before laying: the hand dealt and the stock's top card.
 
@@ -95,6 +117,12 @@ class Deals:
         sizes = (hand >= 0).sum(axis=1)
         out[np.arange(len(self)), sizes] = self.stock[:, 0]
         return out
+
+
+def stock_size(ruleset: Ruleset, round_index: int = 0) -> int:
+    """Cards left in the stock once round ``round_index`` is dealt (and its first discard turned up)."""
+    dealt = ruleset.players * ruleset.hand_size(round_index) + int(ruleset.first_player_extra_card)
+    return ruleset.deck_size - dealt - 1
 
 
 def _check_count(name: str, value: int, low: int) -> int:
@@ -515,7 +543,7 @@ class Sample:
         return wilson_interval(self.accepted, self.dealt)
 
 
-def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, condition: Condition, rate: float,
+def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, condition: Condition,
                   stock_cards: int) -> tuple[Deals, int]:
     """The first accepted deal of each game's stream, and the deals dealt up to them."""
     dealer = Dealer(r, seed, games, round_index, stock_cards)
@@ -526,10 +554,15 @@ def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, co
     pile = np.empty(n, dtype=np.int64)
     attempts = np.zeros(n, dtype=np.int64)
     pending = np.arange(n, dtype=np.int64)
+    tried = 0
+    kept = 0
     while pending.shape[0]:
         # Several deals of one stream in one call when few games are left: the
         # kernel deals the repeated rows one after another from that stream.
-        k = int(max(1, min(2.0 / max(rate, 1e-9), 200_000 // pending.shape[0], 10_000)))
+        # (How many deals a call makes never changes which deal is accepted.)
+        rate = max(kept, 1) / tried if tried else 1.0
+        k = int(max(1, min(1.0 / rate, 100_000 // pending.shape[0], 10_000)))
+        tried += pending.shape[0] * k
         rows = np.repeat(pending, k)
         d = dealer.next(rows)
         ok = condition.evaluate(d).reshape(pending.shape[0], k)
@@ -542,8 +575,29 @@ def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, co
         pile[done] = d.pile[pick]
         attempts[done] += first[hit]
         attempts[pending[~hit]] += k
+        kept += int(ok.sum())
         pending = pending[~hit]
     return Deals(r, round_index, games.copy(), attempts, hands, stock, pile), int(attempts.sum()) + n
+
+
+def pilot_rate(ruleset: Ruleset, condition: Condition, seed: int, *, first_game: int = 0, round_index: int = 0,
+               pilot: int = PILOT, min_rate: float = MIN_RATE) -> int:
+    """How many of the first deals of games ``first_game .. first_game + pilot - 1`` satisfy ``condition``.
+
+    Raises ``ValueError`` with the measured rate and its 95% interval when
+    the share is below ``min_rate``: a condition too rare to sample.
+    """
+    probe = Dealer(ruleset, seed, np.arange(first_game, first_game + pilot, dtype=np.int64), round_index, 1).next()
+    hits = int(condition.evaluate(probe).sum())
+    if hits / pilot < min_rate:
+        from sim.intervals import wilson_interval
+
+        w = wilson_interval(hits, pilot)
+        shown = condition.text if condition.text is not None else repr(condition)
+        raise ValueError(f"condition {shown!r} is too rare to sample: {hits} of {pilot:,} pilot deals accepted "
+                         f"({hits / pilot:.4%}, 95% interval {w.low:.4%} to {w.high:.4%}), below the least rate "
+                         f"{min_rate:.4%} (min_rate)")
+    return hits
 
 
 def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]], bool] | Condition", n: int,
@@ -577,6 +631,9 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
         The least acceptance rate sampled: first ``pilot`` deals (the first
         deals of games ``first_game ..``) measure the rate, and a condition
         accepted by a smaller share is refused with its measured rate.
+    pilot : int
+        Deals of the pilot (``PILOT``); 0: no pilot, for a caller that
+        measured the rate already (``sim.simulate`` samples batch by batch).
     workers : int
         Threads sharing the games (the kernels release the GIL); the deals
         do not depend on it.
@@ -599,32 +656,26 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
     first_game = _check_count("first_game", first_game, 0)
     round_index = _check_count("round_index", round_index, 0)
     seed = _check_seed(seed)
-    pilot = _check_count("pilot", pilot, 100)
+    pilot = _check_count("pilot", pilot, 0)
+    if 0 < pilot < 100:
+        raise ValueError(f"pilot must be 0 (no pilot: the caller measured the rate) or at least 100, got {pilot}")
     workers = _check_count("workers", workers, 1)
     if isinstance(min_rate, bool) or not isinstance(min_rate, (int, float)) or not 0 < min_rate <= 1:
         raise ValueError(f"min_rate must be a number above 0 and at most 1, got {min_rate!r}")
     k = r.players if stock_cards is None else _check_count("stock_cards", stock_cards, 1)
     cond = Condition(condition)
     cond.check(r)
-    probe = Dealer(r, seed, np.arange(first_game, first_game + pilot, dtype=np.int64), round_index, 1).next()
-    hits = int(cond.evaluate(probe).sum())
-    rate = hits / pilot
-    if rate < min_rate:
-        from sim.intervals import wilson_interval
-
-        w = wilson_interval(hits, pilot)
-        raise ValueError(f"condition {cond.text or cond._predicate!r} is too rare to sample: {hits} of {pilot:,} "
-                         f"pilot deals accepted ({rate:.4%}, 95% interval {w.low:.4%} to {w.high:.4%}), below "
-                         f"the least rate {min_rate:.4%} (min_rate)")
+    hits = pilot_rate(r, cond, seed, first_game=first_game, round_index=round_index, pilot=pilot,
+                      min_rate=min_rate) if pilot else 0
     games = np.arange(first_game, first_game + n, dtype=np.int64)
     chunks = np.array_split(games, min(workers, n))
     if workers == 1:
-        parts = [_sample_games(r, seed, games, round_index, cond, rate, k)]
+        parts = [_sample_games(r, seed, games, round_index, cond, k)]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(lambda g: _sample_games(r, seed, g, round_index, cond, rate, k), chunks))
+            parts = list(pool.map(lambda g: _sample_games(r, seed, g, round_index, cond, k), chunks))
     deals = Deals(r, round_index, np.concatenate([p[0].games for p in parts]),
                   np.concatenate([p[0].attempts for p in parts]), np.concatenate([p[0].hands for p in parts]),
                   np.concatenate([p[0].stock for p in parts]), np.concatenate([p[0].pile for p in parts]))

@@ -148,7 +148,7 @@ def test_a_condition_too_rare_is_refused_with_its_measured_rate():
 
 def test_bad_values_of_sample_are_refused():
     for kwargs, needle in [({"n": 0}, "n must"), ({"seed": -1}, "seed"), ({"min_rate": 0}, "min_rate"),
-                           ({"workers": 0}, "workers"), ({"pilot": 10}, "pilot")]:
+                           ({"workers": 0}, "workers"), ({"pilot": 10}, "pilot must be 0")]:
         args = {"n": 5, **kwargs}
         with pytest.raises(ValueError, match=needle):
             sample("rami51", "jokers(0) >= 1", **args)
@@ -162,3 +162,36 @@ def test_parse_condition_reads_once_and_keeps_the_text():
     d = sim.deals.deal("rami51", 200, seed=1)
     expected = [(d.hands[i] == 52).sum(axis=1).max() <= 1 for i in range(200)]
     assert c.evaluate(d).tolist() == expected
+
+
+def test_simulate_plays_the_accepted_deals_for_every_arm():
+    r = rules.preset("rami51")
+    text = "jokers(0) >= 2"
+    kept = sample(r, text, 6, seed=17, first_game=4)
+    arms = [sim.simulate(r, strategies, n_games=6, seed=17, first_game=4, workers=w, condition=text)
+            for strategies, w in ((["greedy"] * 4, 1), (["random", "cautious", "greedy", "expert"], 2))]
+    for frame in arms:
+        firsts = frame.filter((frame["round"] == 0) & (frame["seat"] == 0)).sort("game")
+        assert firsts["deals"].to_list() == (kept.deals.attempts + 1).tolist()
+    # The games' first rounds are the accepted deals: a traced game given the same deal plays the same round.
+    script = kept.deals.script(0)
+    full = sample(r, text, 1, seed=17, first_game=4, stock_cards=sim.deals.stock_size(r)).deals
+    assert full.script(0)["hands"] == script["hands"]
+    events = sim.play_traced(r, ["greedy"] * 4, seed=17, game=4, max_rounds=1, deal=full.script(0))
+    end = next(e for e in events if e["type"] == "round_end")
+    greedy = arms[0].filter((arms[0]["game"] == 4) & (arms[0]["round"] == 0)).sort("seat")
+    assert greedy["points"].to_list() == end["points"]
+
+
+def test_simulate_refuses_a_condition_it_cannot_play():
+    with pytest.raises(ConditionError, match="seat 5"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(5) >= 1")
+    with pytest.raises(ValueError, match="too rare to sample"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) == 4 and opening(1) >= 100")
+    with pytest.raises(ValueError, match="in memory"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) >= 1", out="somewhere")
+
+
+def test_an_unconditioned_simulation_has_no_deals_column():
+    frame = sim.simulate("rami51", ["greedy"] * 4, n_games=3, seed=2, workers=1)
+    assert "deals" not in frame.columns

@@ -98,6 +98,31 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
 
 
 @entry
+def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders):
+    """:func:`play_games`, with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
+
+    Each row of ``orders`` is a whole deck in dealing order (see
+    :func:`deal_round`): the deals a condition accepted (``sim.deals.sample``).
+    The other rounds are dealt by their own streams, as in :func:`play_games`.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    buffers = make_buffers()
+    ws = workspace()
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                         buffers, ws, orders[i], 0)
+        if rows < 0:
+            return i, n_res
+        n_res = rows
+    return n_games, n_res
+
+
+@entry
 def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
