@@ -196,7 +196,8 @@ def simulate(
         ``deals``: the deals dealt for that game's first round, the accepted
         one included (the acceptance rate is games / their sum). A condition
         accepted by under 1 deal in 10,000 of a pilot is refused with its
-        rate. In memory only (not with ``out`` or ``scheduler``).
+        rate. With ``out``, the condition (a text) joins the dataset's identity
+        and the dataset has no ``deals`` column; not with ``scheduler``.
 
     Returns
     -------
@@ -230,8 +231,11 @@ def simulate(
     if condition is not None:
         from sim import deals
 
-        if out is not None or scheduler is not None:
-            raise ValueError("condition= plays in memory: leave out= and scheduler= unset with it")
+        if scheduler is not None:
+            raise ValueError("condition= plays on this machine: leave scheduler= unset with it")
+        if out is not None and not isinstance(condition, (str, deals.Condition)):
+            raise ValueError("a Python predicate as condition= plays in memory only: write the condition in the "
+                             "condition language (docs/deals.md) to keep a dataset")
         cond = deals.Condition(condition)
         cond.check(r)
         deals.pilot_rate(r, cond, seed, first_game=first_game)
@@ -244,11 +248,15 @@ def simulate(
                            for s in chosen],
             "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
         }
+        if cond is not None:
+            # Only then: the identity of every unconditioned dataset stays as it was.
+            identity["condition"] = cond.text
         if command is None:
             command = (f"sim.simulate({label!r}, {names!r}, n_games={n_games}, seed={seed}, first_game={first_game}, "
                        f"rotate={bool(rotate)}, max_rounds={max_rounds}, per_game_only={per_game_only}, "
-                       f"out={str(out)!r})")
-        job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {})
+                       f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
+        job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
+                              cond, r if cond is not None else None)
         return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, scheduler,
                                     command, progress, chosen, r)
     if scheduler is not None:

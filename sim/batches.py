@@ -168,7 +168,25 @@ class Batches(NamedTuple):
     label: str
     tables: list[str]
     provenance: dict[str, Any]
+    condition: Any = None
+    """A condition on the first round's deal (``sim.deals.Condition``), or None: every deal played."""
+    condition_ruleset: Any = None
+    """The ruleset the condition is read under (the :class:`~sim.rules.Ruleset`, with ``condition``)."""
 
+
+
+def accepted_orders(job: Batches, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The decks of games ``first .. first + count - 1``'s first rounds that ``job.condition`` accepts.
+
+    Returns the decks in dealing order (for :func:`run_batch`) and how many
+    deals each game's stream dealt, the accepted one included (``sim.deals.sample``).
+    """
+    from sim import deals
+
+    r = job.condition_ruleset
+    kept = deals.sample(r, job.condition, count, job.seed, first_game=first, stock_cards=deals.stock_size(r),
+                        pilot=0)
+    return kept.deals.orders(), kept.deals.attempts + 1
 
 
 def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
@@ -177,7 +195,8 @@ def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
     Runs on a thread or a Dask worker; the files carry the provenance in
     their metadata, so what comes back is ready to be written as is.
     """
-    chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate)
+    chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate,
+                       orders=None if job.condition is None else accepted_orders(job, first, count)[0])
     rows = frame(chunks, job.names, job.rotate, job.game, job.label)
     frames = {"games": game_summary(rows)}
     if "rounds" in job.tables:

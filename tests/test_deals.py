@@ -188,10 +188,24 @@ def test_simulate_refuses_a_condition_it_cannot_play():
         sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(5) >= 1")
     with pytest.raises(ValueError, match="too rare to sample"):
         sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) == 4 and opening(1) >= 100")
-    with pytest.raises(ValueError, match="in memory"):
-        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) >= 1", out="somewhere")
+    with pytest.raises(ValueError, match="scheduler"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) >= 1", out="somewhere",
+                     scheduler="tcp://127.0.0.1:1")
 
 
 def test_an_unconditioned_simulation_has_no_deals_column():
     frame = sim.simulate("rami51", ["greedy"] * 4, n_games=3, seed=2, workers=1)
     assert "deals" not in frame.columns
+
+
+def test_a_conditioned_dataset_holds_the_rows_played_in_memory(tmp_path):
+    text = "opening(1) >= 40"
+    frame = sim.simulate("rami51", ["greedy"] * 4, n_games=8, seed=6, workers=2, condition=text)
+    sim.simulate("rami51", ["greedy"] * 4, n_games=8, seed=6, workers=1, condition=text, out=tmp_path / "d",
+                 batch_size=3)
+    stored = sim.load(tmp_path / "d", "rounds").collect().sort("game", "round", "seat")
+    mine = frame.sort("game", "round", "seat")
+    for column in ("game", "round", "seat", "points", "opened", "open_points", "turns"):
+        assert stored[column].to_list() == mine[column].to_list(), column
+    with pytest.raises(ValueError, match="Python predicate"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition=lambda h: True, out=tmp_path / "e")
