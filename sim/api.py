@@ -276,12 +276,9 @@ def simulate(
         count = min(batch_size, end - start)
         orders = None
         if cond is not None:
-            from sim import deals
-
             # The batch's accepted first deals, whole decks in dealing order.
-            kept = deals.sample(r, cond, count, seed, first_game=start, stock_cards=deals.stock_size(r), pilot=0)
-            orders = kept.deals.orders()
-            dealt[start - first_game:start - first_game + count] = kept.deals.attempts + 1
+            orders, used = batches.accepted_orders(r, cond, seed, start, count)
+            dealt[start - first_game:start - first_game + count] = used
         if shared is not None:
             return batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), shared,
                               (start - first_game) * fixed, orders)

@@ -111,16 +111,21 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
 
 
 def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
-    """The engine's batch of games: :func:`E.play_games`, or with the first rounds' decks ``orders`` given."""
+    """The engine's batch of games: :func:`E.play_games`, or with the first rounds' decks given.
+
+    ``orders``: None, or ``(decks, streams)``: each game's first-round deck
+    in dealing order and where its deck stream stands once it is dealt.
+    """
     if orders is None:
         return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
+    decks, streams = orders
     return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
-                              orders)
+                              decks, streams)
 
 
 def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
                rotate: bool, shared: np.ndarray | None = None, first_row: int = 0,
-               orders: np.ndarray | None = None) -> list[np.ndarray]:
+               orders: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
     chunk per buffer, when the first fills). Each chunk is column-major,
     shape ``(N_R, rows)``, as the kernel writes it. Rows are int32: every
@@ -129,8 +134,9 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
     ``shared``: the whole simulation's rows, sized exactly for games of a
     fixed number of rounds (:func:`fixed_rows`); the batch writes its own
     rows from ``first_row`` and returns them as one view. ``orders``: the
-    deck of each game's first round, in dealing order (conditioned deals,
-    ``sim.deals``); None: every round dealt by its stream.
+    deck of each game's first round, in dealing order, and where its stream
+    stands once dealt (conditioned deals, :func:`accepted_orders`); None:
+    every round dealt by its stream.
     """
     if shared is not None:
         games, end = _play(kr, seed, start, count, kinds, params, max_rounds, shared, first_row, rotate, orders)
@@ -147,7 +153,7 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
         games, rows = _play(kr, seed, start + done, count - done, kinds, params, max_rounds, res, 0, rotate,
-                            None if orders is None else orders[done:])
+                            None if orders is None else (orders[0][done:], orders[1][done:]))
         chunks.append(res[:, :rows])
         done += games
     return chunks
@@ -175,18 +181,18 @@ class Batches(NamedTuple):
 
 
 
-def accepted_orders(job: Batches, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The decks of games ``first .. first + count - 1``'s first rounds that ``job.condition`` accepts.
+def accepted_orders(ruleset, condition, seed: int, first: int, count: int) -> tuple[tuple, np.ndarray]:
+    """The first rounds of games ``first .. first + count - 1`` that ``condition`` accepts (``sim.deals.sample``).
 
-    Returns the decks in dealing order (for :func:`run_batch`) and how many
-    deals each game's stream dealt, the accepted one included (``sim.deals.sample``).
+    Returns ``(decks in dealing order, where each stream stands once dealt)``
+    for :func:`run_batch`, and how many deals each game's stream dealt, the
+    accepted one included.
     """
     from sim import deals
 
-    r = job.condition_ruleset
-    kept = deals.sample(r, job.condition, count, job.seed, first_game=first, stock_cards=deals.stock_size(r),
+    kept = deals.sample(ruleset, condition, count, seed, first_game=first, stock_cards=deals.stock_size(ruleset),
                         pilot=0)
-    return kept.deals.orders(), kept.deals.attempts + 1
+    return (kept.deals.orders(), kept.deals.streams), kept.deals.attempts + 1
 
 
 def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
@@ -196,7 +202,8 @@ def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
     their metadata, so what comes back is ready to be written as is.
     """
     chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate,
-                       orders=None if job.condition is None else accepted_orders(job, first, count)[0])
+                       orders=None if job.condition is None else
+                       accepted_orders(job.condition_ruleset, job.condition, job.seed, first, count)[0])
     rows = frame(chunks, job.names, job.rotate, job.game, job.label)
     frames = {"games": game_summary(rows)}
     if "rounds" in job.tables:

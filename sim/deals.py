@@ -52,6 +52,9 @@ class Deals:
         the first player's first draw.
     pile : numpy.ndarray of int64, shape (n,)
         The card dealt face up on the discard.
+    streams : numpy.ndarray of uint64, shape (n,), or None
+        Where each deal's deck stream stands once it is dealt (from
+        :func:`sample`): the round's restocks shuffle from there.
     """
 
     ruleset: Ruleset
@@ -61,6 +64,7 @@ class Deals:
     hands: np.ndarray
     stock: np.ndarray
     pile: np.ndarray
+    streams: np.ndarray | None = None
 
     @property
     def first(self) -> int:
@@ -577,7 +581,10 @@ def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, co
         attempts[pending[~hit]] += k
         kept += int(ok.sum())
         pending = pending[~hit]
-    return Deals(r, round_index, games.copy(), attempts, hands, stock, pile), int(attempts.sum()) + n
+    streams = dealer._kernels.streams_after(dealer._kr, round_index,
+                                           dealer._kernels.deck_streams(np.uint64(seed), games, round_index),
+                                           attempts + 1)
+    return Deals(r, round_index, games.copy(), attempts, hands, stock, pile, streams), int(attempts.sum()) + n
 
 
 def pilot_rate(ruleset: Ruleset, condition: Condition, seed: int, *, first_game: int = 0, round_index: int = 0,
@@ -678,5 +685,6 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
             parts = list(pool.map(lambda g: _sample_games(r, seed, g, round_index, cond, k), chunks))
     deals = Deals(r, round_index, np.concatenate([p[0].games for p in parts]),
                   np.concatenate([p[0].attempts for p in parts]), np.concatenate([p[0].hands for p in parts]),
-                  np.concatenate([p[0].stock for p in parts]), np.concatenate([p[0].pile for p in parts]))
+                  np.concatenate([p[0].stock for p in parts]), np.concatenate([p[0].pile for p in parts]),
+                  np.concatenate([p[0].streams for p in parts]))
     return Sample(deals, sum(p[1] for p in parts), n, pilot, hits)

@@ -209,3 +209,12 @@ def test_a_conditioned_dataset_holds_the_rows_played_in_memory(tmp_path):
         assert stored[column].to_list() == mine[column].to_list(), column
     with pytest.raises(ValueError, match="Python predicate"):
         sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition=lambda h: True, out=tmp_path / "e")
+
+
+def test_a_condition_every_deal_meets_plays_the_unconditioned_games():
+    # The first deal of each stream is the game's own, and its restocks go on from where that deal left the stream.
+    plain = sim.simulate("rami51", ["greedy", "random", "cautious"], n_games=12, seed=31, workers=1)
+    kept = sim.simulate("rami51", ["greedy", "random", "cautious"], n_games=12, seed=31, workers=2,
+                        condition="jokers(0) >= 0")
+    assert kept["deals"].unique().to_list() == [1]
+    assert kept.drop("deals").equals(plain)

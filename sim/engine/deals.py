@@ -41,7 +41,7 @@ from sim.engine.melds import (
 from sim.engine.round import deal_round, make_buffers
 from sim.engine.state import G_PILE, G_STOCK, MAX_SEATS, N_G
 
-__all__ = ["deck_streams", "deal_many", "contracts_held", "most_melded"]
+__all__ = ["deck_streams", "deal_many", "streams_after", "contracts_held", "most_melded"]
 
 
 @entry
@@ -102,6 +102,28 @@ def deal_many(rules, rnd, states, rows, hands, stock, pile):
         for k in range(stock.shape[1]):
             stock[i, k] = st.stock[n_stock - 1 - k] if k < n_stock else -1
         pile[i] = st.pile[g[G_PILE] - 1]
+
+
+@entry
+def streams_after(rules, rnd, states, deals):
+    """Where each deck stream ``states[i]`` stands after ``deals[i]`` deals of round ``rnd`` (a new array).
+
+    Deals them again with :func:`deal_round` on scratch buffers, so the
+    answer is whatever a deal consumes of its stream.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    st = make_buffers()
+    order = np.zeros(0, dtype=np.int64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    first = rnd % rules.players
+    out = np.empty(states.shape[0], dtype=np.uint64)
+    for i in range(states.shape[0]):
+        deck_rng[0] = states[i]
+        for _ in range(deals[i]):
+            deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
+        out[i] = deck_rng[0]
+    return out
 
 
 @entry
