@@ -11,7 +11,9 @@ which a loaded machine disturbs far less than wall-clock time):
   ``sim.best_openings``) on the first player's first-turn hands of those
   deals (14 cards): hands per second, its memo warmed on other deals;
 - ``sim.odds("rami51")`` at its default precision, what ``rami odds --rules
-  rami51`` computes: hands dealt, seconds, and hands per second.
+  rami51`` computes: hands dealt, seconds, and hands per second;
+- ``sim.deals.sample`` under three conditions: deals dealt and tested per
+  second until each game's first round is accepted.
 
 Target: millions of hands a second per core for the opening search.
 """
@@ -57,6 +59,17 @@ def main() -> None:
     cpu, wall = time.thread_time() - t0, time.perf_counter() - w0
     print(f"  sim.odds('rami51') at precision 0.002: {result.hands:,} hands, {wall:.2f} s wall, {cpu:.2f} s CPU, "
           f"{result.hands / cpu / 1e3:.0f} k hands/s (every table, rami sec's reference checks included)")
+
+    # Conditioned deals: accepted deals per second of sim.deals.sample (the pilot included).
+    from sim.deals import sample
+
+    for text, games in (("opening(0) >= 51", 20_000), ('holds(2, "7♥ 7♦")', 5_000), ("jokers(0) >= 3", 2_000)):
+        sample(r, text, 10)
+        t0, w0 = time.thread_time(), time.perf_counter()
+        kept = sample(r, text, games, seed=1)
+        cpu, wall = time.thread_time() - t0, time.perf_counter() - w0
+        print(f"  sample {text!r}: {games:,} accepted of {kept.dealt:,} dealt ({kept.rate:.2%}), {wall:.2f} s wall, "
+              f"{cpu:.2f} s CPU, {kept.dealt / cpu / 1e3:.0f} k deals tested per CPU second")
 
 
 if __name__ == "__main__":
