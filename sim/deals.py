@@ -339,8 +339,10 @@ class Condition:
         try:
             tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
-            column = (exc.offset or 1)
-            raise ConditionError(f"condition {text!r}, column {column}: cannot be read ({exc.msg}); "
+            shift = len(text) - len(text.lstrip())
+            # An offset of 0 (or none) is the end of the text: something is missing there.
+            where = f"column {exc.offset + shift}" if exc.offset else "at its end"
+            raise ConditionError(f"condition {text!r}, {where}: cannot be read ({exc.msg}); "
                                  "write e.g. 'jokers(0) >= 1 and opening(0) >= 51'") from None
         # Columns count from the stripped text; the text as given may start with spaces.
         self._shift = len(text) - len(text.lstrip())

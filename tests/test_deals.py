@@ -113,7 +113,8 @@ def test_every_strategy_played_on_the_accepted_deals_gets_the_same_deal():
 
 @pytest.mark.parametrize("text,needles", [
     ("", ["empty"]),
-    ("jokers(0) >=", ["cannot be read", "column"]),
+    ("jokers(0) >=", ["cannot be read", "at its end"]),
+    ("jokers(0) >= 1 andd 2", ["cannot be read", "column 16"]),
     ("jokers(4) >= 1", ["column 8", "seat 4", "seats 0 .. 3"]),
     ("opening(0)", ["column 1", "a number is not a condition"]),
     ("jokers(0) >= 1 or 3", ["column 19", "a number where a condition is needed"]),
