@@ -4,6 +4,7 @@
 pure-Python rules reference; :func:`simulate` plays many games with the
 compiled engine (or writes them to a results dataset that :func:`load`
 reads back) and :func:`play_traced` records every event of one;
+:func:`odds` counts the odds of the first hands on the engine's deals;
 :func:`advise` explains what a strategy plays at a position of such a trace;
 :func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
@@ -17,7 +18,7 @@ from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "analyse",
-    "best_openings", "cards", "game_summary", "load", "play_traced", "rollout", "rules", "simulate", "study",
+    "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "rollout", "rules", "simulate", "study",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -37,6 +38,10 @@ def __getattr__(name: str) -> Any:
         from sim import openings
 
         return openings.best_openings
+    if name == "odds":
+        from sim import odds_tables
+
+        return odds_tables.odds
     if name == "Position":
         from sim import position
 

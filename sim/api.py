@@ -131,6 +131,7 @@ def simulate(
     per_game_only: bool = False,
     scheduler: Any = None,
     command: str | None = None,
+    condition: Any = None,
 ) -> pl.DataFrame | store.Dataset:
     """Play ``n_games`` games; return their rows, or write them to a results dataset.
 
@@ -187,6 +188,16 @@ def simulate(
     command : str, optional
         The command line or call recorded in the dataset's provenance
         (default: this call, written as Python).
+    condition : str or callable, optional
+        Play only first rounds whose deal satisfies it (``sim.deals``,
+        docs/deals.md): each game's first round is dealt from its deck stream
+        until a deal is accepted, so every strategy plays the same accepted
+        deals; later rounds are dealt as usual. The frame then has a column
+        ``deals``: the deals dealt for that game's first round, the accepted
+        one included (the acceptance rate is games / their sum). A condition
+        accepted by under 1 deal in 10,000 of a pilot is refused with its
+        rate. With ``out``, the condition (a text) joins the dataset's identity
+        and the dataset has no ``deals`` column; not with ``scheduler``.
 
     Returns
     -------
@@ -216,6 +227,18 @@ def simulate(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
+    cond = None
+    if condition is not None:
+        from sim import deals
+
+        if scheduler is not None:
+            raise ValueError("condition= plays on this machine: leave scheduler= unset with it")
+        if out is not None and not isinstance(condition, (str, deals.Condition)):
+            raise ValueError("a Python predicate as condition= plays in memory only: write the condition in the "
+                             "condition language (docs/deals.md) to keep a dataset")
+        cond = deals.Condition(condition)
+        cond.check(r)
+        deals.pilot_rate(r, cond, seed, first_game=first_game)
     if out is not None:
         tables = ["games"] if per_game_only else list(store.TABLES)
         identity = {
@@ -225,11 +248,15 @@ def simulate(
                            for s in chosen],
             "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
         }
+        if cond is not None:
+            # Only then: the identity of every unconditioned dataset stays as it was.
+            identity["condition"] = cond.text
         if command is None:
             command = (f"sim.simulate({label!r}, {names!r}, n_games={n_games}, seed={seed}, first_game={first_game}, "
                        f"rotate={bool(rotate)}, max_rounds={max_rounds}, per_game_only={per_game_only}, "
-                       f"out={str(out)!r})")
-        job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {})
+                       f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
+        job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
+                              cond, r if cond is not None else None)
         return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, scheduler,
                                     command, progress, chosen, r)
     if scheduler is not None:
@@ -243,12 +270,19 @@ def simulate(
     fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
     shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
 
+    dealt = np.ones(n_games, dtype=np.int64)
+
     def job(start: int) -> Any:
         count = min(batch_size, end - start)
+        orders = None
+        if cond is not None:
+            # The batch's accepted first deals, whole decks in dealing order.
+            orders, used = batches.accepted_orders(r, cond, seed, start, count)
+            dealt[start - first_game:start - first_game + count] = used
         if shared is not None:
             return batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), shared,
-                              (start - first_game) * fixed)
-        chunks = batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate))
+                              (start - first_game) * fixed, orders)
+        chunks = batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), orders=orders)
         # Per-game tables are built batch by batch so the rounds are never all held.
         return game_summary(batches.frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
@@ -273,10 +307,16 @@ def simulate(
                     progress(min(batch_size, end - start))
     _raise_policy_errors(chosen)
     if per_game_only:
-        return pl.concat(results)
-    if shared is not None:
-        return batches.frame([shared], names, bool(rotate), r.game, label)
-    return batches.frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
+        frame = pl.concat(results)
+    elif shared is not None:
+        frame = batches.frame([shared], names, bool(rotate), r.game, label)
+    else:
+        frame = batches.frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
+    if cond is None:
+        return frame
+    deals_column = pl.DataFrame({"game": np.arange(first_game, end, dtype=np.int64), "deals": dealt})
+    return frame.join(deals_column.cast({"game": frame.schema["game"]}), on="game", how="left",
+                      maintain_order="left")
 
 
 def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: Any, first_game: int, n_games: int,

@@ -110,8 +110,22 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
     return int(E.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
 
 
+def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
+    """The engine's batch of games: :func:`E.play_games`, or with the first rounds' decks given.
+
+    ``orders``: None, or ``(decks, streams)``: each game's first-round deck
+    in dealing order and where its deck stream stands once it is dealt.
+    """
+    if orders is None:
+        return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
+    decks, streams = orders
+    return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
+                              decks, streams)
+
+
 def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
-               rotate: bool, shared: np.ndarray | None = None, first_row: int = 0) -> list[np.ndarray]:
+               rotate: bool, shared: np.ndarray | None = None, first_row: int = 0,
+               orders: tuple[np.ndarray, np.ndarray] | None = None) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
     chunk per buffer, when the first fills). Each chunk is column-major,
     shape ``(N_R, rows)``, as the kernel writes it. Rows are int32: every
@@ -119,11 +133,13 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
 
     ``shared``: the whole simulation's rows, sized exactly for games of a
     fixed number of rounds (:func:`fixed_rows`); the batch writes its own
-    rows from ``first_row`` and returns them as one view.
+    rows from ``first_row`` and returns them as one view. ``orders``: the
+    deck of each game's first round, in dealing order, and where its stream
+    stands once dealt (conditioned deals, :func:`accepted_orders`); None:
+    every round dealt by its stream.
     """
     if shared is not None:
-        games, end = E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, shared, first_row,
-                                  rotate)
+        games, end = _play(kr, seed, start, count, kinds, params, max_rounds, shared, first_row, rotate, orders)
         if games != count:
             raise RuntimeError(f"games {start} .. {start + count - 1} did not fit their rows (engine bug)")
         return [shared[:, first_row:end]]
@@ -136,8 +152,8 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
-        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
-                                   0, rotate)
+        games, rows = _play(kr, seed, start + done, count - done, kinds, params, max_rounds, res, 0, rotate,
+                            None if orders is None else (orders[0][done:], orders[1][done:]))
         chunks.append(res[:, :rows])
         done += games
     return chunks
@@ -158,7 +174,25 @@ class Batches(NamedTuple):
     label: str
     tables: list[str]
     provenance: dict[str, Any]
+    condition: Any = None
+    """A condition on the first round's deal (``sim.deals.Condition``), or None: every deal played."""
+    condition_ruleset: Any = None
+    """The ruleset the condition is read under (the :class:`~sim.rules.Ruleset`, with ``condition``)."""
 
+
+
+def accepted_orders(ruleset, condition, seed: int, first: int, count: int) -> tuple[tuple, np.ndarray]:
+    """The first rounds of games ``first .. first + count - 1`` that ``condition`` accepts (``sim.deals.sample``).
+
+    Returns ``(decks in dealing order, where each stream stands once dealt)``
+    for :func:`run_batch`, and how many deals each game's stream dealt, the
+    accepted one included.
+    """
+    from sim import deals
+
+    kept = deals.sample(ruleset, condition, count, seed, first_game=first, stock_cards=deals.stock_size(ruleset),
+                        pilot=0)
+    return (kept.deals.orders(), kept.deals.streams), kept.deals.attempts + 1
 
 
 def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
@@ -167,7 +201,9 @@ def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
     Runs on a thread or a Dask worker; the files carry the provenance in
     their metadata, so what comes back is ready to be written as is.
     """
-    chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate)
+    chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate,
+                       orders=None if job.condition is None else
+                       accepted_orders(job.condition_ruleset, job.condition, job.seed, first, count)[0])
     rows = frame(chunks, job.names, job.rotate, job.game, job.label)
     frames = {"games": game_summary(rows)}
     if "rounds" in job.tables:

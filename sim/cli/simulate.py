@@ -11,6 +11,7 @@ import click
 
 from sim.cli.common import (
     GAME_MAX,
+    BadValue,
     check_out_path,
     emit,
     emit_json,
@@ -61,12 +62,24 @@ def _summary_rows(path: Path, first: int, n_games: int):
                      maintain_order="left").select(list(sim.RESULT_COLUMNS)).collect()
 
 
-def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, out: str) -> tuple:
+def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, out: str,
+                   condition: str | None = None, seed: int = 1) -> tuple:
     """The checks of ``rami simulate`` made here before :func:`sim.simulate` checks the rest: the table,
-    and a name no file can have. The dataset folder (an empty path, a file in the way, another
-    command's dataset) is the store's to refuse, exit 1. Returns the ruleset, the strategies and the path."""
+    a name no file can have, and the condition (read, fitting the table, not too rare on its pilot).
+    The dataset folder (an empty path, a file in the way, another command's dataset) is the store's
+    to refuse, exit 1. Returns the ruleset, the strategies and the path."""
     r, names = table_from(ruleset, overrides, seat_names)
-    return r, names, str(check_out_path(out))
+    path = str(check_out_path(out))
+    if condition is not None:
+        from sim import deals
+
+        try:
+            cond = deals.Condition(condition)
+            cond.check(r)
+            deals.pilot_rate(r, cond, seed)
+        except ValueError as exc:
+            raise BadValue(f"--condition: {exc}") from None
+    return r, names, path
 
 
 @main.command("simulate")
@@ -94,10 +107,13 @@ def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | N
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster, e.g. tcp://10.0.0.5:8786 (needs rami-lab[cluster]); "
                    "the dataset is written here.")
+@click.option("--condition", default=None, metavar="TEXT",
+              help="Play only first rounds whose deal satisfies TEXT, e.g. \"jokers(0) >= 1 and opening(0) >= 51\" "
+                   "(docs/deals.md); each game's deal is dealt again from its stream until accepted.")
 @click.option("--quiet", is_flag=True, help="No progress.")
 @json_option
 def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rotate, max_rounds, out, per_game_only,
-                     batch_size, scheduler, quiet, as_json) -> None:
+                     batch_size, scheduler, condition, quiet, as_json) -> None:
     """Play many games, write them to a results dataset and summarise them.
 
     Stopped by Ctrl-C (or killed), it keeps every finished batch: the same
@@ -112,8 +128,10 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     from sim.distributed import ClusterError
     from sim.summary import summarise
 
-    r, names, out = check_simulate(ruleset, overrides, seat_names, out)
+    r, names, out = check_simulate(ruleset, overrides, seat_names, out, condition, seed)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+    if condition is not None:
+        extra["condition"] = condition
     command = shlex.join(["rami", *sys.argv[1:]])
     bars: list = []
     ready: list[float] = []
@@ -178,6 +196,16 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     elif dataset.games_played:
         lines.append(f"games {dataset.games_played:,}   {elapsed:.1f} s   "
                      f"{dataset.games_played / elapsed:,.0f} games/s")
+    if condition is not None:
+        # The same deals again, counted: each game's stream up to its accepted deal.
+        from sim import deals
+
+        kept = deals.sample(r, condition, n_games, seed, pilot=0)
+        rate = kept.rate_interval()
+        report["condition"] = {"text": condition, "accepted": kept.accepted, "dealt": kept.dealt,
+                               "rate": rate.mean, "low": rate.low, "high": rate.high}
+        lines.append(f"condition {condition!r}: {kept.accepted:,} of {kept.dealt:,} first deals accepted "
+                     f"({rate.mean:.2%}, 95% interval {rate.low:.2%} to {rate.high:.2%})")
     if as_json:
         emit_json(report)
         return

@@ -75,7 +75,8 @@ def seed_round(seed, game, rnd, policy_rng, deck_rng):
 
 
 @entry(inline="always")
-def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round):
+def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round,
+              order_stream):
     """Play game ``game`` of the simulation seeded ``seed``.
 
     Writes one row per round and seat into ``res`` from row ``n_res``:
@@ -85,7 +86,10 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     (:func:`game_rows`; the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
     :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
-    not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`).
+    not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`);
+    ``order_stream``, when not empty, is where that round's deck stream
+    stands after the deal (a deal accepted after others from the same
+    stream: its restocks go on from there); empty, from the stream's start.
     """
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
@@ -106,6 +110,8 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             break
         first = rnd % n_players
         seed_round(seed, game, rnd, policy_rng, deck_rng)
+        if rnd == order_round and order_stream.shape[0] > 0:
+            deck_rng[0] = order_stream[0]
         winner, blocked, rami_sec = play_round(rules, rnd, first, g, ev, buffers, kinds, params, policy_rng,
                                                deck_rng, ws, order if rnd == order_round else order[:0])
         score_round(rules, winner, rami_sec, buffers, points)

@@ -84,13 +84,42 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     buffers = make_buffers()
     ws = workspace()
     order = np.zeros(0, dtype=np.int64)
+    no_stream = np.zeros(0, dtype=np.uint64)
     game_kinds = kinds.copy()
     game_params = params.copy()
     n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
         rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                         buffers, ws, order, 0)
+                         buffers, ws, order, 0, no_stream)
+        if rows < 0:
+            return i, n_res
+        n_res = rows
+    return n_games, n_res
+
+
+@entry
+def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                     streams):
+    """:func:`play_games`, with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
+
+    Each row of ``orders`` is a whole deck in dealing order (see
+    :func:`deal_round`): the deals a condition accepted (``sim.deals.sample``);
+    ``streams[i]`` is where that round's deck stream stands after dealing it,
+    so that its restocks shuffle as they would have. The other rounds are
+    dealt by their own streams, as in :func:`play_games`.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    buffers = make_buffers()
+    ws = workspace()
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                         buffers, ws, orders[i], 0, streams[i:i + 1])
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -110,7 +139,7 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_ro
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
     play_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(), workspace(),
-              order, order_round)
+              order, order_round, np.zeros(0, dtype=np.uint64))
     return g[G_NEV], g[G_OVERFLOW]
 
 

@@ -1,0 +1,189 @@
+"""Deals without play: the engine's own deal of many rounds, and what the hands dealt hold.
+
+The odds tables (``sim.odds``) and the conditioned deals (``sim.deals``) ask
+questions of the hands a game is dealt, not of hands shuffled some other way.
+:func:`deal_many` therefore seeds each round's deck stream with
+:func:`sim.engine.game.seed_round` and deals it with
+:func:`sim.engine.round.deal_round`, the very two kernels a game runs, and
+only copies out what they left: each seat's hand, the stock from its top, and
+the discard. A deal that a condition rejects is dealt again from the same
+stream, continued (``states`` carries it from one call to the next), so the
+deals of a seed are reproducible whatever the calls' sizes.
+
+The other kernels answer, for many hands at once, the questions the engine's
+meld search already answers one hand at a time: whether a hand holds a
+contract (:func:`contracts_held`) and the most cards its melds hold
+(:func:`most_melded`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine.events import N_EV
+from sim.engine.game import seed_round
+from sim.engine.jit import entry
+from sim.engine.melds import (
+    JOKER,
+    MAX_CANDIDATES,
+    N_INFO,
+    ZERO,
+    add_card,
+    bit,
+    contract_ruled_out,
+    ONE,
+    enumerate_melds,
+    lowest,
+    search,
+    search_contract,
+    workspace,
+)
+from sim.engine.round import deal_round, make_buffers
+from sim.engine.state import G_PILE, G_STOCK, MAX_SEATS, N_G
+
+__all__ = ["deck_streams", "deal_many", "streams_after", "contracts_held", "most_melded"]
+
+
+@entry
+def deck_streams(seed, games, rnd):
+    """The deck stream of round ``rnd`` of each game of ``games``, as a game seeds it (uint64 each)."""
+    states = np.empty(games.shape[0], dtype=np.uint64)
+    policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    for i in range(games.shape[0]):
+        seed_round(seed, games[i], rnd, policy_rng, deck_rng)
+        states[i] = deck_rng[0]
+    return states
+
+
+@entry
+def deal_many(rules, rnd, states, rows, hands, stock, pile):
+    """Deal round ``rnd`` once for each stream ``states[rows[i]]``, as :func:`deal_round` deals it.
+
+    Writes, for row ``i``: ``hands[i, seat, :]`` each seat's card codes
+    (ascending, jokers last, -1 after them), ``stock[i, k]`` the ``k``-th
+    card from the stock's top (``k`` below ``stock.shape[1]``, -1 past its
+    end) and ``pile[i]`` the discard dealt face up. Each stream is advanced
+    in place by the shuffle, so a second call deals the next deal of the
+    same streams.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    st = make_buffers()
+    order = np.zeros(0, dtype=np.int64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    first = rnd % rules.players
+    width = hands.shape[2]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        deck_rng[0] = states[r]
+        deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
+        states[r] = deck_rng[0]
+        for s in range(rules.players):
+            k = 0
+            lo = st.h_lo[s]
+            hi = st.h_hi[s]
+            # One step per card held rather than per card of the pack.
+            while lo != ZERO:
+                c = lowest(lo)
+                hands[i, s, k] = c
+                k += 1
+                if hi & bit(c):
+                    hands[i, s, k] = c
+                    k += 1
+                lo &= lo - ONE
+            for _ in range(st.h_jk[s]):
+                hands[i, s, k] = JOKER
+                k += 1
+            while k < width:
+                hands[i, s, k] = -1
+                k += 1
+        n_stock = g[G_STOCK]
+        for k in range(stock.shape[1]):
+            stock[i, k] = st.stock[n_stock - 1 - k] if k < n_stock else -1
+        pile[i] = st.pile[g[G_PILE] - 1]
+
+
+@entry
+def streams_after(rules, rnd, states, deals):
+    """Where each deck stream ``states[i]`` stands after ``deals[i]`` deals of round ``rnd`` (a new array).
+
+    Deals them again with :func:`deal_round` on scratch buffers, so the
+    answer is whatever a deal consumes of its stream.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    st = make_buffers()
+    order = np.zeros(0, dtype=np.int64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    first = rnd % rules.players
+    out = np.empty(states.shape[0], dtype=np.uint64)
+    for i in range(states.shape[0]):
+        deck_rng[0] = states[i]
+        for _ in range(deals[i]):
+            deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
+        out[i] = deck_rng[0]
+    return out
+
+
+@entry
+def contracts_held(hands, sets, runs, whole, min_run, ace_high, out):
+    """Whether each hand (int64 code rows, -1 pads) holds the contract ``sets`` sets and ``runs`` runs.
+
+    ``whole``: the contract must hold the whole hand (Rami contrat's deal 7).
+    The compiled contract search of the turn, asked of one hand after another:
+    ``out[i]`` is 1 when it finds the contract, as :func:`sim.rules.meets_contract`.
+    """
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    sel = np.empty(64, dtype=np.int64)
+    scratch = np.empty(512, dtype=np.uint64)
+    ws = workspace()
+    for i in range(hands.shape[0]):
+        lo = ZERO
+        hi = ZERO
+        jk = 0
+        n_cards = 0
+        for j in range(hands.shape[1]):
+            c = hands[i, j]
+            if c < 0:
+                continue
+            n_cards += 1
+            if c == JOKER:
+                jk += 1
+            else:
+                lo, hi = add_card(lo, hi, c)
+        if contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch):
+            out[i] = 0
+            continue
+        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        laid, _ = search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, n_cards, sel, ws)
+        out[i] = 1 if laid >= 0 else 0
+
+
+@entry
+def most_melded(hands, min_run, ace_high, out):
+    """The most cards of each hand (int64 code rows, -1 pads) that disjoint melds hold, into ``out``.
+
+    The engine's exact meld search with its card objective, one hand after
+    another: :func:`sim.rules.max_melded_cards` for many hands.
+    """
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    sel = np.empty(64, dtype=np.int64)
+    ws = workspace()
+    for i in range(hands.shape[0]):
+        lo = ZERO
+        hi = ZERO
+        jk = 0
+        for j in range(hands.shape[1]):
+            c = hands[i, j]
+            if c < 0:
+                continue
+            if c == JOKER:
+                jk += 1
+            else:
+                lo, hi = add_card(lo, hi, c)
+        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        value, _ = search(lo, hi, jk, n, c_mask, c_info, 1, False, -1, 1000, 0, sel, ws)
+        out[i] = max(value, 0)
