@@ -215,12 +215,17 @@ class Arm:
         One strategy per seat (rotation 0).
     duplicate : bool
         Play each game once per rotation of the strategies through the seats.
+    condition : str, optional
+        Deal each game's first round until this condition on the hands
+        holds (``docs/deals.md``): every arm with the same seed and condition
+        plays the same accepted deals.
     """
 
     name: str
     ruleset: rules.Ruleset | str
     strategies: tuple[str, ...]
     duplicate: bool = False
+    condition: str | None = None
 
     @property
     def rotations(self) -> int:
@@ -431,9 +436,10 @@ class ArmPart:
         # Four batches a thread at least, so that a small arm keeps every thread busy; 50 games at least, so
         # that a batch file's footer and provenance stay a small part of it.
         batch = max(50, min(2000, math.ceil(n_games / (4 * threads))))
+        conditioned = {} if self.arm.condition is None else {"condition": self.arm.condition}
         sim.simulate(self.arm.ruleset, self.seats, n_games=n_games, seed=self.seed, workers=threads,
                      batch_size=batch, progress=progress, first_game=first_game, out=folder,
-                     command=f"experiment arm {self.arm.name!r}, rotation {self.rotation}")
+                     command=f"experiment arm {self.arm.name!r}, rotation {self.rotation}", **conditioned)
 
     def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
         rounds = sim.load(folder, "rounds").filter(pl.col("game") < n_games)

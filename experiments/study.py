@@ -43,6 +43,7 @@ from matplotlib.figure import Figure
 import strategies as strategy_lib
 from experiments import compare, design, metrics, plots, stats, wording
 from experiments.design import Arm, Finding
+from sim import deals as deals_lib
 from sim import rules
 
 __all__ = [
@@ -126,6 +127,8 @@ TOP_KEYS = {
     "max_games": "the most games the precision target may play",
     "measures": f"named measures: {', '.join(MEASURES)}",
     "compare": "pairs [arm, reference]; default: every arm against the first",
+    "condition": "deal each game's first round until this condition on the hands holds (docs/deals.md)",
+    "rounds": "the rounds measured: all, or first (the conditioned deal; the default with a condition)",
     "rules": "a table of rule knobs changed from the game's preset",
     "arms": "a table: arm name = a list of strategies (one per seat), or {focal, field, focal_seats}",
     "sweep": "a table: factor = list of levels (one or two factors)",
@@ -192,6 +195,8 @@ class Study:
     max_games: int = 200_000
     rules: dict[str, Any] = field(default_factory=dict)
     sweep: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    condition: str | None = None
+    rounds: str = "all"
     about: str = ""
     source: str = "<study>"
 
@@ -208,8 +213,8 @@ class Study:
     def row_spec(self) -> str:
         """What decides a game's rows (rules, arms, design, sweep), as canonical JSON: a run's identity."""
         d = self.to_dict()
-        return json.dumps({k: d[k] for k in ("game", "players", "arms", "design", "rules", "sweep")},
-                          sort_keys=True, ensure_ascii=False)
+        keys = ("game", "players", "arms", "design", "rules", "sweep") + (("condition",) if self.condition else ())
+        return json.dumps({k: d[k] for k in keys}, sort_keys=True, ensure_ascii=False)
 
     # ------------------------------------------------------------ the grid
 
@@ -232,7 +237,8 @@ class Study:
                 focal_seats = int(cell.get("focal_seats", seats.get("focal_seats", 1)))
                 strategies = ((str(_fill(seats["focal"], cell)),) * focal_seats
                               + (str(_fill(seats["field"], cell)),) * (players - focal_seats))
-            out.append(Arm(arm_name(name, cell), ruleset, strategies, duplicate=self.design == "duplicate"))
+            out.append(Arm(arm_name(name, cell), ruleset, strategies, duplicate=self.design == "duplicate",
+                           condition=None if self.condition is None else str(_fill(self.condition, cell))))
         return out
 
 
@@ -326,7 +332,10 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     seeds = take("seeds", list, [1, 2], lambda v: 1 <= len(v) <= 2 and all(
         isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in v) and len(set(v)) == len(v),
         "one or two different whole numbers from 0 to 2**63 - 1")
-    how = take("design", str, "duplicate", lambda v: v in DESIGNS, f"one of {', '.join(DESIGNS)}")
+    # A condition names seats ("seat 0 holds two jokers"): by default the arms keep their strategies in their
+    # seats (common deals), since rotations would move the focal strategy away from the seat the condition names.
+    how = take("design", str, "common" if raw.get("condition") else "duplicate", lambda v: v in DESIGNS,
+               f"one of {', '.join(DESIGNS)}")
     precision = take("precision", (int, float), None, lambda v: v > 0, "a positive width")
     max_games = take("max_games", int, 200_000, lambda v: v >= games, "a whole number, at least games")
     measures = take("measures", list, ["points"], lambda v: len(v) > 0 and all(isinstance(m, str) for m in v),
@@ -334,6 +343,10 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     bad = [m for m in measures if m not in MEASURES]
     if bad:
         raise fail(f"unknown measure {bad[0]!r}; the measures are: {', '.join(MEASURES)}", (), "measures")
+    condition = take("condition", str, None, lambda v: bool(v.strip()), "a condition on the hands dealt, e.g. "
+                     "\"jokers(0) >= 2\" (docs/deals.md)")
+    rounds_measured = take("rounds", str, "first" if condition else "all", lambda v: v in ("all", "first"),
+                           "all or first")
     title = take("title", str, f"Study {name}", None)
     about = take("about", str, "", None)
 
@@ -410,7 +423,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
             raise fail(f"compare [{a!r}, {b!r}]: an arm against itself", (), "compare")
 
     # Placeholders: each names a factor, and each factor (but the built-ins) is used somewhere.
-    fields = [game, *[v for v in knobs.values() if isinstance(v, str)]]
+    fields = [game, *[v for v in knobs.values() if isinstance(v, str)], *([condition] if condition else [])]
     for seats in arms.values():
         fields += list(seats) if isinstance(seats, tuple) else [seats["focal"], seats["field"]]
     used = {m for f in fields for m in _PLACEHOLDER.findall(f)}
@@ -429,7 +442,8 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     study = Study(name=name, title=title, game=game, players=players, arms=arms,
                   compare=tuple((a, b) for a, b in pairs), measures=tuple(measures), design=how, games=games,
                   quick_games=quick_games, seeds=tuple(seeds), precision=None if precision is None else float(precision),
-                  max_games=max_games, rules=knobs, sweep=sweep, about=about, source=where)
+                  max_games=max_games, rules=knobs, sweep=sweep, condition=condition, rounds=rounds_measured,
+                  about=about, source=where)
     # Every cell is made now, so a bad knob, strategy or table size is refused before anything is played.
     for cell in study.cells():
         try:
@@ -450,6 +464,17 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
                 rules.as_ruleset(arm.ruleset).replace(players=len(arm.strategies))
             except (ValueError, rules.RulesetError) as exc:
                 raise fail(f"arm {arm.name!r}: {exc}", (), "players") from None
+        if condition is not None:
+            # Read and checked against the table, and its pilot dealt: a condition too rare to sample is
+            # refused with its measured rate, before anything is played.
+            first = made[0]
+            table = rules.as_ruleset(first.ruleset).replace(players=len(first.strategies))
+            try:
+                parsed = deals_lib.Condition(first.condition)
+                parsed.check(table)
+                deals_lib.pilot_rate(table, parsed, study.seeds[0])
+            except ValueError as exc:
+                raise fail(f"{cell_label(cell) + ': ' if cell else ''}{exc}", (), "condition") from None
     return study
 
 
@@ -512,7 +537,9 @@ def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame
     measures = _measures(study, extra)
     cells = study.cells()
     games = int(frame["game"].max()) + 1
-    findings: list[Finding] = []
+    findings: list[Finding] = _acceptance(study, config, games, frame)
+    if study.rounds == "first":
+        frame = frame.filter(pl.col("round") == 0)
     comparisons = [compare.Comparison(arm_name(a, cell), arm_name(b, cell), cell_label(cell))
                    for cell in cells for a, b in study.compare]
     if study.design != "independent" and comparisons:
@@ -540,6 +567,31 @@ def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame
                                         headline=mi == 0 and not study.sweep, better=m.better))
         findings += _sweep_findings(study, table, frame, config, metric, m.better, mi, games)
     return findings
+
+
+ACCEPTED = "share of deals the condition accepts"
+"""The finding of a conditioned study: accepted deals over deals dealt, per game resampled."""
+
+
+def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataFrame) -> list[Finding]:
+    """Per cell, the share of deals the condition accepts over the games played (none without a condition).
+
+    The accepted deals are dealt again from the same streams (:func:`sim.deals.sample`): a game's count is
+    its deals up to the accepted one, so the share is games over their sum, with games resampled.
+    """
+    if study.condition is None:
+        return []
+    out = []
+    for k, cell in enumerate(study.cells()):
+        arm = study.arms_of(cell)[0]
+        table = rules.as_ruleset(arm.ruleset).replace(players=len(arm.strategies))
+        kept = deals_lib.sample(table, arm.condition, games, seed=config.seed, pilot=0)
+        dealt = kept.deals.attempts.astype(np.float64) + 1.0
+        est = stats.ratio_estimate(np.ones(games), dealt, design.rng_for(config, 900 + k), config.resamples,
+                                   unit="game")
+        out.append(Finding(ACCEPTED, (arm.condition,), est, games,
+                           design.rounds_of(frame.filter(pl.col("arm") == arm.name)), cell_label(cell)))
+    return out
 
 
 def _sweep_findings(study: Study, table: pl.DataFrame, frame: pl.DataFrame, config: design.Config, metric: str,
@@ -614,7 +666,7 @@ def _better_word(f: Finding) -> str:
 
 def _conclusions(study: Study, findings: list[Finding]) -> list[str]:
     lines = []
-    first_metric = next((f.metric for f in findings), "")
+    first_metric = next((f.metric for f in findings if f.metric != ACCEPTED), "")
     for f in findings:
         if f.metric != first_metric or len(f.arms) != 2:
             continue
@@ -637,6 +689,12 @@ def _conclusions(study: Study, findings: list[Finding]) -> list[str]:
             if f.metric == first_metric and len(f.arms) == 1:
                 lines.append(f"{f.arms[0]}: {f.metric} {wording.fmt(f.metric, f.estimate.estimate)} "
                              f"(95% interval {wording.interval_text(f)}).")
+    for f in findings:
+        if f.metric == ACCEPTED:
+            where = f" ({f.group})" if f.group else ""
+            lines.append(f"The condition `{f.arms[0]}`{where} accepts {wording.fmt(f.metric, f.estimate.estimate)} of "
+                         f"the deals dealt (95% interval {wording.interval_text(f)}); every arm plays the same "
+                         f"accepted deals{', and the measures count that first round alone' if study.rounds == 'first' else ''}.")
     e = findings[0].estimate if findings else None
     if e is not None:
         lines.append(f"Every interval is 95% over {e.clusters:,} games ({DESIGNS[study.design].split(':')[0]}).")
@@ -649,7 +707,7 @@ def _effect_word(f: Finding) -> str:
 
 def _figures(study: Study, frame: pl.DataFrame, findings: list[Finding]) -> dict[str, Figure]:
     out: dict[str, Figure] = {}
-    first_metric = next((f.metric for f in findings), "points per round")
+    first_metric = next((f.metric for f in findings if f.metric != ACCEPTED), "points per round")
     percent = wording.is_share(first_metric)
     pairs = [f for f in findings if f.metric == first_metric and len(f.arms) == 2 and not f.group.startswith(
         ("effect of", "interaction"))]
@@ -703,6 +761,11 @@ def _page_blocks(study: Study) -> Callable[[list[design.Results]], list[tuple]]:
                               for name, s in study.arms.items()])]
         if study.sweep:
             out.append(("table", ["factor", "levels"], [[k, ", ".join(map(str, v))] for k, v in study.sweep.items()]))
+        if study.condition is not None:
+            out.append(("p", f"Conditioned deals: each game's first round is dealt from its deck stream until "
+                             f"`{study.condition}` holds (docs/deals.md), the same accepted deals for every arm; "
+                             + ("the measures count that round alone." if study.rounds == "first" else
+                                "the measures count every round of the game.")))
         return out
 
     return blocks

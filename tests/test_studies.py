@@ -251,3 +251,39 @@ def test_a_precision_target_adds_games_until_the_headline_interval_is_narrow_eno
     played = results.runs[0].provenance["games"]
     assert played > 6, "six games cannot give a 4-point interval: the study should have grown"
     assert head.estimate.width <= 4.0 or played == 60
+
+
+def test_a_conditioned_study_plays_accepted_deals_and_reports_the_acceptance_rate_of_a_direct_count():
+    from sim import deals
+
+    spec = {"name": "jokers", "players": 3, "games": 12, "seeds": [2], "condition": "jokers(0) >= 1",
+            "arms": {"greedy": {"focal": "greedy", "field": "greedy"},
+                     "waits": {"focal": "greedy:open_extra=20", "field": "greedy"}}}
+    study = S.read_study(spec)
+    assert (study.design, study.rounds) == ("common", "first")
+    results = S.run_study(study, workers=2)
+    rate = next(f for f in results.findings if f.metric == S.ACCEPTED)
+    direct = deals.sample("rami51", "jokers(0) >= 1", 12, seed=2, players=3)
+    assert rate.estimate.estimate == pytest.approx(direct.accepted / direct.dealt)
+    assert rate.estimate.low <= rate.estimate.estimate <= rate.estimate.high
+    assert any("accepts" in line for line in results.conclusions)
+    # Both arms played the accepted deals: seat 0 holds a joker in every first round, and the measures count it alone.
+    frame = results.runs[0].frame
+    assert frame["round"].max() >= 0
+    first = frame.filter(pl.col("round") == 0)
+    assert first.select("arm", "game").unique().height == 2 * 12
+
+
+@pytest.mark.parametrize("condition,needles", [
+    ("jokers(0) >= ", ["condition", "at its end", "cannot be read"]),
+    ("jokers(7) >= 1", ["seat 7"]),
+    ("jokers(0) == 4 and opening(1) >= 150", ["too rare to sample"]),
+])
+def test_a_condition_that_cannot_be_sampled_is_refused_at_its_line(tmp_path, condition, needles):
+    path = write(tmp_path, f'players = 3\ncondition = "{condition}"\n' + '[arms]\na = {focal = "greedy", '
+                 'field = "greedy"}\n')
+    with pytest.raises(S.StudyError) as caught:
+        S.read_study(path)
+    assert str(caught.value).startswith(f"{path} line 2: "), str(caught.value)
+    for needle in needles:
+        assert needle in str(caught.value)
