@@ -110,6 +110,14 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
     return int(E.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
 
 
+def _play_games(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate) -> tuple[int, int]:
+    """The engine's batch of games: the searching game loop when a seat searches, the plain one otherwise."""
+    if E.searching(kinds):
+        tally = np.zeros(E.N_TALLY, dtype=np.int64)
+        return E.search_games(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, tally)
+    return E.play_games(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate)
+
+
 def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
                rotate: bool, shared: np.ndarray | None = None, first_row: int = 0) -> list[np.ndarray]:
     """Rows of games ``start .. start + count - 1``, in one or more chunks (a
@@ -122,8 +130,8 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
     rows from ``first_row`` and returns them as one view.
     """
     if shared is not None:
-        games, end = E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, shared, first_row,
-                                  rotate)
+        games, end = _play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, shared, first_row,
+                                 rotate)
         if games != count:
             raise RuntimeError(f"games {start} .. {start + count - 1} did not fit their rows (engine bug)")
         return [shared[:, first_row:end]]
@@ -136,8 +144,8 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
         res = np.zeros((E.N_R, capacity), dtype=np.int32)
-        games, rows = E.play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
-                                   0, rotate)
+        games, rows = _play_games(kr, np.uint64(seed), start + done, count - done, kinds, params, max_rounds, res,
+                                  0, rotate)
         chunks.append(res[:, :rows])
         done += games
     return chunks
