@@ -162,7 +162,7 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-SEARCH_DEFAULTS: dict[str, float] = {"trials": 24, "width": 2.0}
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0}
 """The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
 
 STRATEGIES["search"] = Strategy(
