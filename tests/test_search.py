@@ -85,3 +85,28 @@ def test_a_table_without_search_plays_the_plain_loop():
     assert not sim.engine.play.searching(kinds)
     kinds, _ = S.parameter_arrays([S.get("search")] + [S.get("expert")] * 3, 6)
     assert sim.engine.play.searching(kinds)
+
+
+@pytest.mark.parametrize("preset, seats", [
+    ("rami51", ["expert", "greedy", "random", "cautious"]),
+    ("contrat", ["expert", "cautious", "random"]),
+    ("basic", ["expert", "random"]),
+])
+def test_the_searching_loop_writes_the_plain_loops_rows(preset, seats):
+    # With no seat searching, the searching game loop (the position machine,
+    # decision by decision) must play and write exactly what the plain loop does.
+    from sim import rules
+    from sim.engine import play as E
+    from sim.engine.params import kernel_rules
+
+    r = rules.preset(preset, players=len(seats))
+    kinds, params = S.parameter_arrays([S.get(s).for_game(r.game) for s in seats], E.MAX_SEATS)
+    kr = kernel_rules(r)
+    plain = np.zeros((E.N_R, 4000), dtype=np.int32)
+    searching = np.zeros_like(plain)
+    tally = np.zeros(E.N_TALLY, dtype=np.int64)
+    done, rows = E.play_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, plain, 0, True)
+    assert (done, rows) == E.search_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, searching, 0, True,
+                                          tally)
+    assert np.array_equal(plain[:, :rows], searching[:, :rows])
+    assert list(tally) == [0, 0]
