@@ -53,17 +53,25 @@ def test_look_quantiles_spend_five_percent_over_all_looks():
         assert SK.look_z(look) == pytest.approx(NormalDist().inv_cdf(1 - alpha / 2), abs=1e-9)
 
 
-def test_a_searching_game_replays_through_the_rules_and_through_positions():
+@pytest.mark.parametrize("preset, seats", [
+    ("rami51", SEATS),
+    # greedy asks "Puis-je ?": cards taken out of turn are known too.
+    ("contrat", ["search:trials=4", "greedy", "greedy", "search:trials=4,base=random"]),
+])
+def test_a_searching_game_replays_through_the_rules_and_through_positions(preset, seats):
     # The game loop tracks what each seat is known to hold from public facts;
     # a position counts it from the trace (sim.rollouts.known_cards): every
     # searching decision recomputed from its position must be the game's, or
     # from_trace refuses the trace (it replays each decision and compares).
-    events = sim.play_traced("rami51", SEATS, seed=11, max_rounds=2)
+    events = sim.play_traced(preset, seats, seed=11, max_rounds=2)
     check_trace(events)
+    if preset == "contrat":
+        assert any(e["type"] == "may_i" for e in events)
     deals = [i for i, e in enumerate(events) if e["type"] == "deal"]
     for d in deals:
         end = next(i for i in range(d, len(events)) if events[i]["type"] == "round_end")
-        last = max(i for i in range(d, end) if events[i]["type"] in ("discard", "draw", "meld", "add", "open"))
+        last = max(i for i in range(d, end) if events[i]["type"] in ("discard", "draw", "meld", "add", "open")
+                   and events[i - 1]["type"] != "recover")
         Position.from_trace(events, last)
 
 
