@@ -118,3 +118,11 @@ def test_the_searching_loop_writes_the_plain_loops_rows(preset, seats):
                                           tally)
     assert np.array_equal(plain[:, :rows], searching[:, :rows])
     assert list(tally) == [0, 0]
+
+
+def test_the_command_line_reads_a_searching_seat_with_its_parameters():
+    from sim.cli.common import seat_strategies
+
+    assert seat_strategies("search:trials=16,base=greedy,expert,expert,expert") == [
+        "search:trials=16,base=greedy", "expert", "expert", "expert"]
+    assert seat_strategies("search,expert,expert,expert") == ["search", "expert", "expert", "expert"]
