@@ -492,8 +492,8 @@ def play_traced(
     if deal is not None:
         order_round = _check_count("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
-    n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
-                                  bool(rotate))
+    trace = E.trace_search_game if E.searching(kinds) else E.trace_game
+    n_ev, overflow = trace(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round, bool(rotate))
     _raise_policy_errors(chosen)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")

@@ -111,13 +111,21 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
 
 
 def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
-    """The engine's batch of games: :func:`E.play_games`, or with the first rounds' decks given.
+    """The engine's batch of games: the searching game loop when a seat searches, the plain one otherwise, or
+    the plain one with the first rounds' decks given.
 
     ``orders``: None, or ``(decks, streams)``: each game's first-round deck
     in dealing order and where its deck stream stands once it is dealt.
     """
     if orders is None:
+        if E.searching(kinds):
+            tally = np.zeros(E.N_TALLY, dtype=np.int64)
+            return E.search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                  rotate, tally)
         return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
+    if E.searching(kinds):
+        raise ValueError("conditioned deals are not played by a searching seat yet: leave condition= unset, or "
+                         "seat strategies that do not search")
     decks, streams = orders
     return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
                               decks, streams)

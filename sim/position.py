@@ -37,6 +37,7 @@ from sim.api import resolve, scripted_deal
 from sim.engine import melds as M
 from sim.engine import play as E
 from sim.engine import position as K
+from sim.engine import search as S
 from sim.engine.hand import hand_codes
 from sim.engine.layout import (
     A_P1,
@@ -151,7 +152,8 @@ class Position:
         self.ruleset = ruleset
         self.strategies = tuple(chosen)
         self._kr = kernel_rules(ruleset)
-        self._kinds, self._params = strategy_lib.parameter_arrays(list(chosen), E.MAX_SEATS)
+        self._set_strategies(chosen)
+        self._seed_game = (0, 0)  # the simulation's seed and game, which seed a searching seat's rollouts
         self._st, self._g, self._policy_rng, self._deck_rng, self._ts, self._ev = (
             state, g, policy_rng, deck_rng, ts, ev)
         self.totals = tuple(int(t) for t in totals)
@@ -197,7 +199,9 @@ class Position:
         if all(np.array_equal(getattr(shuffled, f), getattr(st, f)) for f in ("h_lo", "h_hi", "h_jk", "h_n",
                                                                                 "stock", "pile")):
             deck_rng[:] = deck_shuffled
-        return cls(r, chosen, st, g, policy_rng, deck_rng, K.new_turn_state(), ev, totals)
+        position = cls(r, chosen, st, g, policy_rng, deck_rng, K.new_turn_state(), ev, totals)
+        position._seed_game = (int(seed), int(game))
+        return position
 
     @classmethod
     def from_trace(cls, events: Sequence[dict[str, Any]], index: int) -> "Position":
@@ -414,6 +418,7 @@ class Position:
         """An independent copy."""
         other = Position(self.ruleset, self.strategies, self._st.copy(), self._g.copy(), self._policy_rng.copy(),
                          self._deck_rng.copy(), self._ts.copy(), self._ev.copy(), self.totals)
+        other._seed_game = self._seed_game
         return other
 
     def apply(self, choice: str) -> "Position":
@@ -450,8 +455,7 @@ class Position:
         if len(chosen) != self.ruleset.players:
             raise ValueError(f"{len(chosen)} strategies for {self.ruleset.players} players")
         other = self.copy()
-        other.strategies = tuple(chosen)
-        other._kinds, other._params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+        other._set_strategies(chosen)
         # A repeated position proves a cycle only for the strategies that first met it.
         other._g[G_DETERMINISTIC] = 0
         return other
@@ -460,7 +464,13 @@ class Position:
         """Let ``strategies`` (default: the position's own) play the round to its end."""
         after = self.with_strategies(strategies) if strategies is not None else self.copy()
         start = int(after._g[G_NEV])
-        after._advance(-1)
+        if after._search.any():
+            # A searching seat decides in Python's loop, one decision at a time.
+            while after.decision != "over":
+                after._play_int(after._decide())
+                after._advance(-2)
+        else:
+            after._advance(-1)
         winner, blocked, rami_sec, points = K.round_result(after._kr, after._st, after._g, after._ev, after._ts)
         n = self.ruleset.players
         played = events_to_dicts(after._ev[start: after._g[G_NEV]], n)
@@ -494,9 +504,30 @@ class Position:
             if self._ts[K.TS_PHASE] != K.PH_START:  # else it stopped for event room
                 return
 
+    def _set_strategies(self, chosen: Sequence[strategy_lib.Strategy]) -> None:
+        """Seat ``chosen``: the kernels get each seat's compiled kind, a searching seat's base
+        (:func:`sim.engine.search.search_table`), and ``_search`` its trials per choice."""
+        self.strategies = tuple(chosen)
+        kinds, self._params = strategy_lib.parameter_arrays(list(chosen), E.MAX_SEATS)
+        self._kinds = np.zeros_like(kinds)
+        self._search = np.zeros_like(kinds)
+        S.search_table(kinds, self._params, self._kinds, self._search)
+
     def _decide(self) -> int:
         choice = K.decide(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng, self._ts)
         self._check()
+        seat = self.seat
+        if self._search[seat] > 0:
+            # The searching seat's choice, as its game loop makes it: from the
+            # cards the others are publicly known to hold, seeded by the game
+            # and the decision.
+            from sim.rollouts import known_cards
+
+            seed, game = self._seed_game
+            choices = np.zeros(self._st.act.shape[0] + 54, dtype=np.int64)
+            choice = S.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params, seat,
+                                       known_cards(self), np.uint64(seed), game, self._search[seat], choice, choices,
+                                       np.zeros(E.N_TALLY, dtype=np.int64))
         return int(choice)
 
     def _play_int(self, choice: int) -> None:

@@ -26,7 +26,16 @@ name            what it does
 ``expert``      plays like greedy but discards with judgement: keeps cards
                 close to melds, weighted by how many of the missing cards are
                 still unseen, and avoids what the next player can use
+``search``      values each of its decisions by playing every legal choice out
+                to the round's end over re-deals of the cards it cannot see,
+                with its base strategy (``expert`` by default) at every seat
+                of the playouts: ``"search:trials=64,width=2,base=cautious"``
 ==============  =============================================================
+
+``search`` takes ``trials`` and ``width`` (:data:`SEARCH_PARAMETERS`) and
+``base``, the name of a compiled strategy (a preset or a tuned strategy's
+name, without parameters of its own, since ``,`` and ``=`` already separate
+the search's own): ``base`` is the one strategy parameter that is a name.
 
 Strategies written in Python are registered with
 :func:`strategies.user.register` and then used by name like these.
@@ -39,11 +48,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, N_PARAMS, P_SLOT
+from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SLOT
 from strategies import files
-from strategies.parameters import CHOICE_PARAMETERS, PARAMETERS
+from strategies.parameters import CHOICE_PARAMETERS, PARAMETERS, SEARCH_PARAMETERS
 
-__all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "STRATEGIES", "Strategy", "files", "get", "parameter_arrays"]
+__all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_DEFAULTS", "SEARCH_PARAMETERS", "STRATEGIES", "Strategy",
+           "files", "get", "parameter_arrays", "search"]
 
 _GREEDY = {
     "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,
@@ -62,12 +72,16 @@ class Strategy:
     slot: int = -1  # a Python policy's slot in strategies.user
     per_game: dict[str, dict[str, float]] = field(default_factory=dict)
     """Parameters that replace ``params`` in one game (``"contrat"``, ``"basic"``, ``"rami51"``)."""
+    base: "Strategy | None" = None
+    """A searching strategy's base: the strategy of every seat of its playouts (``KIND_SEARCH`` only)."""
 
     def with_params(self, **changes: float) -> "Strategy":
         """The same strategy with some parameters changed, named after the change.
 
         A change holds in every game, over the strategy's per-game parameters too.
         """
+        if self.kind == KIND_SEARCH:
+            return search(self.base, **{**self.params, **changes})
         if self.kind != KIND_HEURISTIC:
             raise ValueError(f"the {self.name} strategy has no parameters to change")
         for key, value in changes.items():
@@ -79,6 +93,8 @@ class Strategy:
 
     def for_game(self, game: str) -> "Strategy":
         """The strategy as it plays ``game``: its per-game parameters applied, same name."""
+        if self.base is not None:
+            return Strategy(self.name, self.kind, self.params, self.description, self.slot, base=self.base.for_game(game))
         if not self.per_game:
             return self
         return Strategy(self.name, self.kind, {**self.params, **self.per_game.get(game, {})}, self.description,
@@ -86,6 +102,13 @@ class Strategy:
 
     def vector(self) -> np.ndarray:
         """The parameter vector the kernels read."""
+        if self.base is not None:
+            # The base's vector, which the playouts read, with the search's slots.
+            out = self.base.vector()
+            out[P_SEARCH_BASE] = self.base.kind
+            for key, value in self.params.items():
+                out[SEARCH_PARAMETERS[key][0]] = value
+            return out
         out = np.zeros(N_PARAMS, dtype=np.float64)
         for key, value in self.params.items():
             out[PARAMETERS[key][0]] = value
@@ -139,6 +162,40 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0}
+"""The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
+
+STRATEGIES["search"] = Strategy(
+    "search", KIND_SEARCH, dict(SEARCH_DEFAULTS),
+    "plays every legal choice of each of its decisions out to the round's end over re-deals of the cards it "
+    "cannot see, with its base strategy (expert) at every seat, and keeps the best (sim.engine.search)",
+    base=STRATEGIES["expert"],
+)
+
+
+def search(base: "str | Strategy | None" = None, **numbers: float) -> Strategy:
+    """The ``search`` strategy over ``base`` (default ``expert``) with ``trials`` and ``width`` (:data:`SEARCH_PARAMETERS`)."""
+    chosen = get(base if base is not None else "expert")
+    if chosen.kind not in (KIND_HEURISTIC, KIND_RANDOM):
+        raise ValueError(f"the search's base must be a compiled strategy (a preset or a tuned strategy), "
+                         f"not {chosen.name!r}")
+    for key, value in numbers.items():
+        if key not in SEARCH_PARAMETERS:
+            raise ValueError(f"unknown search parameter {key!r}; the search's parameters are: base, "
+                             f"{', '.join(SEARCH_PARAMETERS)}")
+        _, low, high, meaning = SEARCH_PARAMETERS[key]
+        if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                or not low <= value <= high or (key == "trials" and value != int(value))):
+            raise ValueError(f"search parameter {key} = {value!r} must be a {'whole ' if key == 'trials' else ''}"
+                             f"number from {low} to {high} ({meaning})")
+    params = {**SEARCH_DEFAULTS, **numbers}
+    changed = [f"{k}={v:g}" for k, v in numbers.items() if v != SEARCH_DEFAULTS[k]]
+    if chosen.name != "expert":
+        changed.append(f"base={chosen.name}")
+    name = "search" + (":" + ",".join(changed) if changed else "")
+    return Strategy(name, KIND_SEARCH, params, STRATEGIES["search"].description, base=chosen)
+
+
 def get(strategy: "str | Strategy") -> Strategy:
     """A strategy by name, ``"name:param=value,..."``, a tuned strategy's name or a
     strategy file's path (:mod:`strategies.files`), or the strategy itself."""
@@ -147,6 +204,8 @@ def get(strategy: "str | Strategy") -> Strategy:
     if not isinstance(strategy, str):
         raise TypeError(f"a strategy is a name or a Strategy, got {type(strategy).__name__}")
     name, _, changes = strategy.partition(":")
+    if name == "search":
+        return _search_by_name(strategy, changes)
     if name in STRATEGIES:
         base = STRATEGIES[name]
     elif files.is_path(name) or name in files.registered():
@@ -168,6 +227,26 @@ def get(strategy: "str | Strategy") -> Strategy:
         except ValueError:
             raise ValueError(f"strategy parameter {key.strip()} = {value!r} is not a number") from None
     return base.with_params(**values)
+
+
+def _search_by_name(strategy: str, changes: str) -> Strategy:
+    """``search:trials=64,base=cautious``: the numbers as :func:`get` reads them, ``base`` a strategy's name."""
+    base = None
+    numbers: dict[str, float] = {}
+    for item in changes.split(",") if changes else []:
+        key, eq, value = (part.strip() for part in item.partition("="))
+        if not eq:
+            raise ValueError(f"bad strategy parameter {item!r} in {strategy!r}: expected name=value")
+        if key in numbers or (key == "base" and base is not None):
+            raise ValueError(f"strategy parameter {key} is given twice in {strategy!r}")
+        if key == "base":
+            base = value
+            continue
+        try:
+            numbers[key] = float(value)
+        except ValueError:
+            raise ValueError(f"strategy parameter {key} = {value!r} is not a number") from None
+    return search(base, **numbers)
 
 
 def parameter_arrays(strategies: list[Strategy], seats: int) -> tuple[np.ndarray, np.ndarray]:

@@ -19,11 +19,13 @@ from sim.engine.policies import (
     P_OPEN_CARDS,
     P_OPEN_EXTRA,
     P_RECOVER,
+    P_SEARCH_TRIALS,
+    P_SEARCH_WIDTH,
     P_TAKE,
     P_TAKE_NEAR,
 )
 
-__all__ = ["CHOICE_PARAMETERS", "PARAMETERS"]
+__all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_PARAMETERS"]
 
 CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
 """Parameters that select a behaviour: whole numbers only."""
@@ -44,3 +46,11 @@ PARAMETERS: dict[str, tuple[int, float, float, str]] = {
     "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
 }
 """Each parameter's slot in the vector, lowest and highest value, and meaning."""
+
+SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
+    # The search strategy's own numbers (sim.engine.search); its third
+    # parameter, base, names a strategy rather than a number (strategies.get).
+    "trials": (P_SEARCH_TRIALS, 2, 4096, "the most trials (re-deals) per choice of a decision"),
+    "width": (P_SEARCH_WIDTH, 0, 200, "stop once every remaining difference's interval is narrower (points)"),
+}
+"""The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` whole)."""

@@ -1238,3 +1238,14 @@ def test_a_recovery_may_leave_only_the_recovered_joker_after_a_joker_take():
     # again are one move, so the hand is judged after the second (found by
     # the soak benchmark in engine games, where the reference refused it).
     assert check_trace(recovery_with_the_taken_joker().events)["winner"] == 0
+
+
+def test_games_with_a_searching_seat_replay():
+    # The search plays in a game loop of its own (sim.engine.search): its
+    # games must pass the rules reference like every other, in each game.
+    import sim
+
+    for rules, seats in (("rami51", ["search:trials=4", "expert", "random"]),
+                         ("contrat", ["greedy", "search:trials=4,base=cautious", "expert"]),
+                         ("basic", ["search:trials=4,base=random", "greedy"])):
+        check_trace(sim.play_traced(rules, seats, seed=4, max_rounds=2))

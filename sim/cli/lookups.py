@@ -110,9 +110,9 @@ def analyse_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...]
 def _strategy_listing() -> dict:
     """Every strategy (name, kind, description, parameter values) and the parameter table, as plain data."""
     import strategies
-    from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM
+    from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH
 
-    kinds = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic"}
+    kinds = {KIND_RANDOM: "random", KIND_HEURISTIC: "heuristic", KIND_SEARCH: "search"}
 
     def entry(s) -> dict:
         return {
@@ -121,6 +121,7 @@ def _strategy_listing() -> dict:
             "description": s.description,
             "params": {k: float(v) for k, v in s.params.items()},
             "per_game": {g: {k: float(v) for k, v in p.items()} for g, p in s.per_game.items()},
+            **({"base": s.base.name} if s.base is not None else {}),
         }
 
     return {
@@ -153,6 +154,8 @@ def list_strategies(as_json: bool) -> None:
         click.echo(click.wrap_text(s["description"], width=100, initial_indent=f"{s['name']:10} ",
                                    subsequent_indent=indent))
         values = " ".join(f"{k}={v:g}" for k, v in s["params"].items()) or "(no parameters)"
+        if "base" in s:
+            values += f" base={s['base']}"
         click.echo(click.wrap_text(values, width=100, initial_indent=indent, subsequent_indent=indent))
         for game, changed in s["per_game"].items():
             text = f"in {game}: " + " ".join(f"{k}={v:g}" for k, v in changed.items() if s["params"].get(k) != v)

@@ -94,7 +94,6 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
         return -1
-    h_lo, h_hi, h_jk, h_n, seats = buffers.h_lo, buffers.h_hi, buffers.h_jk, buffers.h_n, buffers.seats
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
     g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
@@ -114,43 +113,65 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             deck_rng[0] = order_stream[0]
         winner, blocked, rami_sec = play_round(rules, rnd, first, g, ev, buffers, kinds, params, policy_rng,
                                                deck_rng, ws, order if rnd == order_round else order[:0])
-        score_round(rules, winner, rami_sec, buffers, points)
-        for s in range(n_players):
-            totals[s] += points[s]
-        if g[G_TRACE]:
-            record_event(ev, g, EV_ROUND_END, rnd, winner, 1 if rami_sec else 0, blocked, 0, 0, 0, 0, 0, 0, 0)
-            for s in range(n_players):
-                record_event(ev, g, EV_SEAT, rnd, s, points[s], totals[s], seats[s, S_OPENED], 0, 0, 0, 0, 0, 0)
-                trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
-        for s in range(n_players):
-            res[R_GAME, n_res] = game
-            res[R_ROUND, n_res] = rnd
-            res[R_SEAT, n_res] = s
-            res[R_FIRST, n_res] = first
-            res[R_OPENED, n_res] = seats[s, S_OPENED]
-            res[R_OPEN_TURN, n_res] = seats[s, S_OPEN_TURN]
-            res[R_OPEN_POINTS, n_res] = seats[s, S_OPEN_POINTS]
-            res[R_JOKERS_LAID, n_res] = seats[s, S_JOKERS_LAID]
-            res[R_JOKERS_HELD, n_res] = h_jk[s]
-            res[R_CARDS_LEFT, n_res] = h_n[s]
-            res[R_POINTS, n_res] = points[s]
-            res[R_WENT_OUT, n_res] = 1 if s == winner else 0
-            res[R_RAMI_SEC, n_res] = 1 if (rami_sec and s == winner) else 0
-            res[R_BLOCKED, n_res] = blocked
-            # A round stopped by the turn cap or a closed table stops before
-            # the next turn begins; any other ends in a turn begun.
-            stopped_before_turn = blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED
-            res[R_TURNS, n_res] = g[G_TURN] if stopped_before_turn else g[G_TURN] + 1
-            res[R_TOTAL, n_res] = totals[s]
-            res[R_TAKES, n_res] = seats[s, S_TAKES]
-            res[R_HAND_VALUE, n_res] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
-            res[R_SEAT_TURNS, n_res] = seats[s, S_TURNS]
-            res[R_MAY_I, n_res] = seats[s, S_MAY_I]
-            n_res += 1
+        n_res = record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res, n_res)
         rnd += 1
-        done, winner_game = _game_over(rules, rnd, totals)
+        done, winner_game = game_over(rules, rnd, totals)
         if done:
             break
+    close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res, g, ev)
+    return n_res
+
+
+@kernel
+def record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res, n_res):
+    """Score round ``rnd`` of game ``game`` just played, add it to ``totals`` and write its rows (and, tracing, its end events).
+
+    Returns the new row count. Shared by :func:`play_game` and the game loop
+    of a table with a searching seat (:mod:`sim.engine.search`), so both
+    write the very same rows.
+    """
+    n_players = rules.players
+    h_lo, h_hi, h_jk, h_n, seats = buffers.h_lo, buffers.h_hi, buffers.h_jk, buffers.h_n, buffers.seats
+    score_round(rules, winner, rami_sec, buffers, points)
+    for s in range(n_players):
+        totals[s] += points[s]
+    if g[G_TRACE]:
+        record_event(ev, g, EV_ROUND_END, rnd, winner, 1 if rami_sec else 0, blocked, 0, 0, 0, 0, 0, 0, 0)
+        for s in range(n_players):
+            record_event(ev, g, EV_SEAT, rnd, s, points[s], totals[s], seats[s, S_OPENED], 0, 0, 0, 0, 0, 0)
+            trace_hand(ev, g, s, h_lo[s], h_hi[s], h_jk[s])
+    for s in range(n_players):
+        res[R_GAME, n_res] = game
+        res[R_ROUND, n_res] = rnd
+        res[R_SEAT, n_res] = s
+        res[R_FIRST, n_res] = first
+        res[R_OPENED, n_res] = seats[s, S_OPENED]
+        res[R_OPEN_TURN, n_res] = seats[s, S_OPEN_TURN]
+        res[R_OPEN_POINTS, n_res] = seats[s, S_OPEN_POINTS]
+        res[R_JOKERS_LAID, n_res] = seats[s, S_JOKERS_LAID]
+        res[R_JOKERS_HELD, n_res] = h_jk[s]
+        res[R_CARDS_LEFT, n_res] = h_n[s]
+        res[R_POINTS, n_res] = points[s]
+        res[R_WENT_OUT, n_res] = 1 if s == winner else 0
+        res[R_RAMI_SEC, n_res] = 1 if (rami_sec and s == winner) else 0
+        res[R_BLOCKED, n_res] = blocked
+        # A round stopped by the turn cap or a closed table stops before
+        # the next turn begins; any other ends in a turn begun.
+        stopped_before_turn = blocked == BLOCK_TURN_CAP or blocked == BLOCK_TABLE_CLOSED
+        res[R_TURNS, n_res] = g[G_TURN] if stopped_before_turn else g[G_TURN] + 1
+        res[R_TOTAL, n_res] = totals[s]
+        res[R_TAKES, n_res] = seats[s, S_TAKES]
+        res[R_HAND_VALUE, n_res] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
+        res[R_SEAT_TURNS, n_res] = seats[s, S_TURNS]
+        res[R_MAY_I, n_res] = seats[s, S_MAY_I]
+        n_res += 1
+    return n_res
+
+
+@kernel
+def close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res, g, ev):
+    """Mark the game's rows ``start_row .. n_res - 1`` with its winner and, tracing, record its end."""
+    n_players = rules.players
     for r in range(start_row, n_res):
         res[R_WINNER, r] = winner_game
         res[R_TRUNCATED, r] = 1 if truncated else 0
@@ -168,11 +189,10 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
         record_event(ev, g, EV_GAME_END, rnd, winner_game, 1 if truncated else 0, 0, 0, 0, 0, 0, 0, 0, 0)
         for s in range(n_players):
             record_event(ev, g, EV_SEAT, rnd, s, 0, totals[s], 0, 0, 0, 0, 0, 0, 0)
-    return n_res
 
 
 @kernel
-def _game_over(rules, rounds_played, totals):
+def game_over(rules, rounds_played, totals):
     """``(done, winner)``: winner is the seat with the best total, -1 if shared."""
     n_players = rules.players
     if rules.game_rounds > 0:

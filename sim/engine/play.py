@@ -38,6 +38,7 @@ from sim.engine.game import deterministic, play_game, seating, seed_round
 from sim.engine.jit import entry
 from sim.engine.melds import workspace
 from sim.engine.round import deal_round, make_buffers
+from sim.engine.search import N_TALLY, search_games, trace_search_game  # noqa: F401 (tables with a searching seat)
 from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_*)
     MAX_ROUNDS,
     N_R,
@@ -67,7 +68,14 @@ from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_
     game_rows,
 )
 from sim.engine.state import G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_TRACE, G_TURN, MAX_SEATS, N_G
+from sim.engine.policies import KIND_SEARCH
 from sim.engine.turn import play_turn
+
+
+def searching(kinds: np.ndarray) -> bool:
+    """Whether a seat of the table searches: its games are played by :func:`search_games`
+    (:func:`trace_search_game`), not :func:`play_games` (:func:`trace_game`)."""
+    return bool((np.asarray(kinds) == KIND_SEARCH).any())
 
 @entry
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):

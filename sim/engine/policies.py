@@ -89,6 +89,11 @@ from sim.engine.layout import (  # noqa: F401
 KIND_RANDOM = 0
 KIND_HEURISTIC = 1
 KIND_PYTHON = 2  # a policy written in Python, called back (sim.engine.callbacks)
+# A seat that searches (sim.engine.search): it plays its own decisions by
+# rollouts, and its base strategy (kind in P_SEARCH_BASE, the base's
+# parameters in the other slots) in the rollouts. The turn never sees this
+# kind: the searching game loop hands the turn the base's kind.
+KIND_SEARCH = 3
 
 (
     P_JOKERS,
@@ -104,6 +109,9 @@ KIND_PYTHON = 2  # a policy written in Python, called back (sim.engine.callbacks
     P_MAY_I,
     P_TAKE,
 ) = range(12)
+# KIND_SEARCH only: the most trials per choice, the base strategy's kind,
+# and the width (points) under which choices count as alike.
+P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH = 12, 13, 14
 N_PARAMS = 16
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
 

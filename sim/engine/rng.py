@@ -27,7 +27,12 @@ STREAM_ROLLOUT_DECK = 4
 """The reshuffles of the deck in trial ``t`` of a rollout: ``derive_seed(seed, t, 0, ...)``."""
 STREAM_ROLLOUT_DEAL = 5
 """The re-deal of what the seat cannot see in trial ``t`` of a belief rollout: ``derive_seed(seed, t, 0, ...)``."""
-STREAMS = (STREAM_SEAT_POLICY, STREAM_DECK, STREAM_ROLLOUT_SEAT_POLICY, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_DEAL)
+STREAM_SEARCH = 6
+"""The rollouts of a searching seat's ``k``-th searched decision of a game:
+``derive_seed(seed, game, k, ...)`` seeds that decision's rollout, whose trials
+then use the three rollout purposes above."""
+STREAMS = (STREAM_SEAT_POLICY, STREAM_DECK, STREAM_ROLLOUT_SEAT_POLICY, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_DEAL,
+           STREAM_SEARCH)
 """Every purpose, each a different number."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -1,0 +1,355 @@
+"""A seat that searches: each of its decisions valued by rollouts from what it can see.
+
+A searching seat (policy kind ``KIND_SEARCH``) plays its draws, layings and
+discards by playing every legal choice out to the round's end over re-deals
+of the cards it cannot see (belief mode, :func:`sim.engine.rollout.redeal`),
+with its base strategy at every seat of the playouts, and keeps the choice
+with the best mean round points. Trial ``t`` of every choice starts from the
+same re-deal and the same streams (:func:`sim.engine.rollout.run_trials`),
+so choices are compared on common futures.
+
+Why a game loop of its own: numba cannot type a recursive call graph, and a
+search is a turn that plays turns. So the search is not a policy the turn
+asks; a table with a searching seat plays its rounds here, on the position
+machine (:mod:`sim.engine.position`), one decision at a time: a searching
+seat's decision is valued by rollouts whose playouts know only the base
+strategies, every other decision is the seat's own policy's. The rows are
+written by the very kernels the ordinary game loop writes them with
+(:func:`sim.engine.game.record_round`, :func:`sim.engine.game.close_game`),
+and a traced game records the very events a game of the position machine
+records, so results, datasets and replays take both alike.
+
+Budget and stopping. Trials run in looks of ``SEARCH_LOOK``; after look
+``k`` a choice whose paired difference from the current best has a normal
+interval, at error ``alpha_k = 0.05 * 6 / (pi^2 k^2)``, wholly on the worse
+side of zero is dropped (the ``alpha_k`` sum to 0.05 over all looks, the
+rule of :mod:`sim.rollouts`), so the trials go to the choices still close.
+The search stops at the seat's ``trials`` per choice, when one choice is
+left, or when every remaining difference's interval is narrower than the
+seat's ``width`` in points (alike enough not to matter). Ties go to the
+base strategy's own choice, listed first.
+
+What the seat is known to hold. The re-deal keeps, for each other seat, the
+cards it is publicly known to hold (taken from the pile, "Puis-je ?"
+included, or a joker taken back, until it lays or throws a card of that
+code): :func:`note_public` keeps that count up to date after every decision
+from public facts alone (the pile's takes in ``pub``, the cards that left
+the hand to the table or the pile), as :func:`sim.rollouts.known_cards`
+counts it from a trace.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim.engine import params as P
+from sim.engine import position as K
+from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round
+from sim.engine.jit import entry, kernel
+from sim.engine.layout import PUB_TOOK
+from sim.engine.melds import JOKER, bit, workspace
+from sim.engine.policies import KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_TRIALS, P_SEARCH_WIDTH
+from sim.engine.rng import STREAM_SEARCH, derive_seed
+from sim.engine.rollout import MODE_BELIEF, run_trials
+from sim.engine.round import deal_round, make_buffers, round_outcome
+from sim.engine.events import N_EV
+from sim.engine.rows import N_R, game_rows
+from sim.engine.state import (
+    G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, MAX_SEATS, N_G,
+)
+from sim.engine.turn import TURN_NEXT
+
+SEARCH_LOOK = 8
+"""Trials per choice between two looks at the differences."""
+N_TALLY = 2
+TALLY_DECISIONS, TALLY_PLAYOUTS = 0, 1  # searched decisions (two choices or more), playouts played
+
+
+@kernel
+def look_z(look):
+    """The normal quantile of look ``look`` (from 1): ``P(|Z| > z) = 0.05 * 6 / (pi^2 look^2)``.
+
+    Newton's method on the two-sided tail, which is convex and decreasing:
+    from the left of the root every step stays left of it, so it converges.
+    """
+    a = 0.05 * 6.0 / (math.pi * math.pi * look * look)
+    z = 0.0
+    for _ in range(60):
+        tail = math.erfc(z / math.sqrt(2.0))
+        slope = 2.0 * math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+        step = (tail - a) / slope
+        z += step
+        if step < 1e-12:
+            break
+    return z
+
+
+@kernel
+def held(st, seat, code):
+    """Copies of ``code`` in ``seat``'s hand."""
+    if code == JOKER:
+        return st.h_jk[seat]
+    b = bit(code)
+    return (1 if st.h_lo[seat] & b else 0) + (1 if st.h_hi[seat] & b else 0)
+
+
+@kernel
+def note_public(rules, st, seat, phase, choice, took, before, known):
+    """Update ``known`` after ``seat``'s decision in ``phase`` (``choice`` played).
+
+    ``took`` is ``pub``'s pile takes per seat as last noted (updated here);
+    ``before`` the seat's copies of each code before the decision. Only public
+    facts are read: a card taken from the pile is seen by all; the cards that
+    left the hand during a laying are on the table; a joker that came into it
+    during a laying was taken back from the table.
+    """
+    for s in range(rules.players):
+        for c in range(53):
+            now = st.pub[PUB_TOOK + s, c]
+            known[s, c] += now - took[s, c]
+            took[s, c] = now
+    if phase == K.PH_LAY:
+        for c in range(53):
+            d = held(st, seat, c) - before[c]
+            if d < 0:
+                known[seat, c] = max(known[seat, c] + d, 0)
+            elif d > 0 and c == JOKER:
+                known[seat, c] += d
+    elif phase == K.PH_DISCARD and known[seat, choice] > 0:
+        known[seat, choice] -= 1
+
+
+@kernel
+def list_choices(g, st, ts, base_choice, choices):
+    """The legal choices of the decision ``ts`` stands at, into ``choices``, the base's own first; returns how many."""
+    phase = ts[K.TS_PHASE]
+    choices[0] = base_choice
+    n = 1
+    if phase == K.PH_DRAW:
+        if ts[K.TS_TAKE_LEGAL] and (g[G_STOCK] > 0 or g[G_PILE] > 0):
+            choices[1] = 1 - base_choice
+            n = 2
+    elif phase == K.PH_LAY:
+        for a in range(ts[K.TS_NACT]):
+            if a != base_choice:
+                choices[n] = a
+                n += 1
+    elif phase == K.PH_DISCARD:
+        for i in range(ts[K.TS_NDISCARD]):
+            if st.d_legal[i] != base_choice:
+                choices[n] = st.d_legal[i]
+                n += 1
+    return n
+
+
+@entry
+def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, width, choices, n, tally):
+    """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
+
+    ``kinds``/``params`` are the strategies of the playouts. Adds the
+    playouts it played to ``tally[TALLY_PLAYOUTS]``.
+    """
+    points = np.zeros((n, trials), dtype=np.int64)
+    went_out = np.zeros((n, trials), dtype=np.bool_)
+    active = np.ones(n, dtype=np.bool_)
+    # "Worse" is a positive signed difference: more points, except in basic
+    # rummy, where the round's winner scores.
+    sign = -1.0 if rules.game == P.GAME_BASIC else 1.0
+    done = 0
+    look = 0
+    best = 0
+    while done < trials:
+        t1 = min(done + SEARCH_LOOK, trials)
+        for j in range(n):
+            if active[j]:
+                tally[TALLY_PLAYOUTS] += t1 - done
+        run_trials(rules, st, g, ts, kinds, params, seat, known, MODE_BELIEF, seed, choices[:n], active, done, t1,
+                   points, went_out)
+        done = t1
+        look += 1
+        best = -1
+        best_mean = 0.0
+        for j in range(n):
+            if active[j]:
+                m = sign * points[j, :done].sum() / done
+                if best < 0 or m < best_mean:
+                    best = j
+                    best_mean = m
+        z = look_z(look)
+        left = 1
+        narrow = True
+        for j in range(n):
+            if not active[j] or j == best:
+                continue
+            d = sign * (points[j, :done] - points[best, :done]).astype(np.float64)
+            m = d.mean()
+            half = z * math.sqrt(max(((d - m) ** 2).sum() / (done - 1), 0.0) / done)
+            if m - half > 0:
+                active[j] = False
+            else:
+                left += 1
+                if 2 * half >= width:
+                    narrow = False
+        if left == 1 or narrow:
+            break
+    return choices[best]
+
+
+@kernel
+def decision_key(g, st, ts):
+    """A number for the decision ``ts`` stands at, one per decision of a game: its round, turn, phase and the
+    hand's size (each laying of a turn lays at least one card), from public facts, so a position knows it too."""
+    return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[K.TS_PHASE]) * 256 + st.h_n[ts[K.TS_SEAT]]
+
+
+@entry
+def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, trials, base_choice, choices, tally):
+    """What searching ``seat`` plays at the decision ``ts`` stands at (``base_choice``: its base's choice).
+
+    ``known``: the cards each seat is publicly known to hold (the seat's own
+    row is not read). A decision with one legal choice costs nothing. The
+    rollout is seeded by ``(seed, game)`` and the decision (:func:`decision_key`).
+    """
+    n = list_choices(g, st, ts, base_choice, choices)
+    if n < 2:
+        return base_choice
+    # The playouts: the seat's base at every seat (it knows no other player's strategy).
+    play_kinds = np.zeros(MAX_SEATS, dtype=np.int64)
+    play_params = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
+    for s in range(rules.players):
+        play_kinds[s] = kinds[seat]
+        play_params[s, :] = params[seat]
+    mine = known.copy()
+    mine[seat, :] = 0  # the seat sees its own hand
+    tally[TALLY_DECISIONS] += 1
+    return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine,
+                           derive_seed(np.uint64(seed), game, decision_key(g, st, ts), STREAM_SEARCH), trials,
+                           params[seat, P_SEARCH_WIDTH], choices, n, tally)
+
+
+@entry
+def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, seed,
+                 search, tally):
+    """Deal round ``rnd`` and play it decision by decision, searching where ``search[seat]``; ``(winner, blocked, rami_sec)``.
+
+    ``kinds``/``params``: the base strategy of each seat (a searching seat's
+    base in its row); ``search[seat]``: 0, or the seat's trials per choice
+    (``params[seat, P_SEARCH_WIDTH]`` its width).
+    """
+    deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
+    ts = np.zeros(K.N_TS, dtype=np.int64)
+    ts[K.TS_PHASE] = K.PH_START
+    known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
+    took = np.zeros((MAX_SEATS, 53), dtype=np.int64)
+    before = np.zeros(53, dtype=np.int64)
+    choices = np.zeros(max(st.act.shape[0], 54), dtype=np.int64)
+    while True:
+        phase = ts[K.TS_PHASE]
+        if phase == K.PH_END:
+            if ts[K.TS_STATUS] != TURN_NEXT:
+                break
+            ts[K.TS_PHASE] = K.PH_START
+            continue
+        if phase == K.PH_START:
+            K.begin_turn(rules, st, g, ev, ws, deck_rng, ts)
+            continue
+        seat = ts[K.TS_SEAT]
+        choice = K.decide(rules, st, g, kinds, params, policy_rng, ts)
+        if search[seat] > 0:
+            choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, search[seat], choice,
+                                     choices, tally)
+        for c in range(53):
+            before[c] = held(st, seat, c)
+        K.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+        note_public(rules, st, seat, phase, choice, took, before, known)
+    seat = (g[G_FIRST] + g[G_TURN]) % rules.players
+    return round_outcome(rules, g, ev, st, ts[K.TS_STATUS], seat)
+
+
+@entry
+def search_table(kinds, params, base_kinds, search):
+    """A searching seat's base kind into ``base_kinds`` and its trials into ``search`` (0: the seat does not search)."""
+    for s in range(kinds.shape[0]):
+        base_kinds[s] = kinds[s]
+        search[s] = 0
+        if kinds[s] == KIND_SEARCH:
+            base_kinds[s] = np.int64(params[s, P_SEARCH_BASE])
+            search[s] = max(np.int64(params[s, P_SEARCH_TRIALS]), 2)
+
+
+@entry
+def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order,
+                     order_round, tally):
+    """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events."""
+    n_players = rules.players
+    if n_res + game_rows(rules, max_rounds) > res.shape[1]:
+        return -1
+    policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
+    deck_rng = np.empty(1, dtype=np.uint64)
+    # A searching seat's choices hang on its rollouts' seeds, not on the
+    # position alone: a repeated position proves no cycle.
+    g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
+    base_kinds = np.zeros(kinds.shape[0], dtype=np.int64)
+    search = np.zeros(kinds.shape[0], dtype=np.int64)
+    search_table(kinds, params, base_kinds, search)
+    totals = np.zeros(MAX_SEATS, dtype=np.int64)
+    points = np.zeros(MAX_SEATS, dtype=np.int64)
+    start_row = n_res
+    rnd = 0
+    truncated = False
+    winner_game = -1
+    while True:
+        if rnd >= max_rounds:
+            truncated = True
+            break
+        first = rnd % n_players
+        seed_round(seed, game, rnd, policy_rng, deck_rng)
+        winner, blocked, rami_sec = search_round(rules, game, rnd, first, g, ev, buffers, base_kinds, params,
+                                                 policy_rng, deck_rng, ws, order if rnd == order_round else order[:0],
+                                                 seed, search, tally)
+        n_res = record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res,
+                             n_res)
+        rnd += 1
+        done, winner_game = game_over(rules, rnd, totals)
+        if done:
+            break
+    close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res, g, ev)
+    return n_res
+
+
+@entry
+def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, tally):
+    """:func:`sim.engine.play.play_games` for a table with a searching seat; ``tally`` counts its work (``TALLY_*``)."""
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    buffers = make_buffers()
+    ws = workspace()
+    order = np.zeros(0, dtype=np.int64)
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                                buffers, ws, order, 0, tally)
+        if rows < 0:
+            return i, n_res
+        n_res = rows
+    return n_games, n_res
+
+
+@entry
+def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
+    """:func:`sim.engine.play.trace_game` for a table with a searching seat."""
+    g = np.zeros(N_G, dtype=np.int64)
+    g[G_TRACE] = 1
+    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    seating(rules, game, kinds, params, rotate, game_kinds, game_params)
+    tally = np.zeros(N_TALLY, dtype=np.int64)
+    play_search_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(),
+                     workspace(), order, order_round, tally)
+    return g[G_NEV], g[G_OVERFLOW]

@@ -1,0 +1,128 @@
+"""The search strategy: its name and parameters, its game loop against positions, its determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sim
+import strategies as S
+from sim.engine import search as SK
+from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_TRIALS
+from sim.position import Position
+from sim.rules.replay import check_trace
+
+SEATS = ["search:trials=8", "expert", "random", "search:trials=8,base=greedy"]
+
+
+def test_search_by_name_with_parameters_and_base():
+    s = S.get("search")
+    assert s.kind == KIND_SEARCH and s.name == "search" and s.base.name == "expert"
+    assert s.params == S.SEARCH_DEFAULTS
+    t = S.get("search:trials=64,base=cautious,width=1")
+    assert t.name == "search:trials=64,width=1,base=cautious"
+    assert t.params == {"trials": 64, "width": 1}
+    v = t.vector()
+    assert v[P_SEARCH_TRIALS] == 64 and v[P_SEARCH_BASE] == KIND_HEURISTIC
+    # The base's own parameters fill the rest of the vector: the playouts read them.
+    assert list(v[:12]) == list(S.get("cautious").vector()[:12])
+    assert S.get("search:base=random").vector()[P_SEARCH_BASE] == KIND_RANDOM
+    # A per-game base point travels with the search.
+    assert S.get("search").for_game("contrat").base.params == S.get("expert").for_game("contrat").params
+
+
+@pytest.mark.parametrize("text, message", [
+    ("search:trials=1", "trials = 1.0 must be a whole number from 2"),
+    ("search:trials=8.5", "whole number"),
+    ("search:depth=3", "unknown search parameter 'depth'"),
+    ("search:base=search", "compiled strategy"),
+    ("search:base=nope", "unknown strategy 'nope'"),
+    ("search:trials", "expected name=value"),
+    ("search:base=greedy,base=expert", "given twice"),
+])
+def test_bad_search_strategies_are_refused(text, message):
+    with pytest.raises(ValueError, match=message):
+        S.get(text)
+
+
+def test_look_quantiles_spend_five_percent_over_all_looks():
+    from statistics import NormalDist
+
+    for look in (1, 2, 5, 40):
+        alpha = 0.05 * 6 / (np.pi ** 2 * look ** 2)
+        assert SK.look_z(look) == pytest.approx(NormalDist().inv_cdf(1 - alpha / 2), abs=1e-9)
+
+
+@pytest.mark.parametrize("preset, seats", [
+    ("rami51", SEATS),
+    # greedy asks "Puis-je ?": cards taken out of turn are known too.
+    ("contrat", ["search:trials=4", "greedy", "greedy", "search:trials=4,base=random"]),
+])
+def test_a_searching_game_replays_through_the_rules_and_through_positions(preset, seats):
+    # The game loop tracks what each seat is known to hold from public facts;
+    # a position counts it from the trace (sim.rollouts.known_cards): every
+    # searching decision recomputed from its position must be the game's, or
+    # from_trace refuses the trace (it replays each decision and compares).
+    events = sim.play_traced(preset, seats, seed=11, max_rounds=2)
+    check_trace(events)
+    if preset == "contrat":
+        assert any(e["type"] == "may_i" for e in events)
+    deals = [i for i, e in enumerate(events) if e["type"] == "deal"]
+    for d in deals:
+        end = next(i for i in range(d, len(events)) if events[i]["type"] == "round_end")
+        last = max(i for i in range(d, end) if events[i]["type"] in ("discard", "draw", "meld", "add", "open")
+                   and events[i - 1]["type"] != "recover")
+        Position.from_trace(events, last)
+
+
+def test_results_hang_on_the_seed_alone_whatever_the_workers():
+    one = sim.simulate("rami51", SEATS, n_games=4, seed=2, workers=1, batch_size=1)
+    two = sim.simulate("rami51", SEATS, n_games=4, seed=2, workers=2, batch_size=1)
+    assert one.equals(two)
+    # The same rows as the trace of each game.
+    for game in range(2):
+        events = sim.play_traced("rami51", SEATS, seed=2, game=game)
+        totals = events[-1]["totals"]
+        rows = one.filter(one["game"] == game)
+        last = rows.filter(rows["round"] == rows["round"].max()).sort("seat")
+        assert last["total"].to_list() == totals
+
+
+def test_a_table_without_search_plays_the_plain_loop():
+    kinds, _ = S.parameter_arrays([S.get("expert")] * 4, 6)
+    assert not sim.engine.play.searching(kinds)
+    kinds, _ = S.parameter_arrays([S.get("search")] + [S.get("expert")] * 3, 6)
+    assert sim.engine.play.searching(kinds)
+
+
+@pytest.mark.parametrize("preset, seats", [
+    ("rami51", ["expert", "greedy", "random", "cautious"]),
+    ("contrat", ["expert", "cautious", "random"]),
+    ("basic", ["expert", "random"]),
+])
+def test_the_searching_loop_writes_the_plain_loops_rows(preset, seats):
+    # With no seat searching, the searching game loop (the position machine,
+    # decision by decision) must play and write exactly what the plain loop does.
+    from sim import rules
+    from sim.engine import play as E
+    from sim.engine.params import kernel_rules
+
+    r = rules.preset(preset, players=len(seats))
+    kinds, params = S.parameter_arrays([S.get(s).for_game(r.game) for s in seats], E.MAX_SEATS)
+    kr = kernel_rules(r)
+    plain = np.zeros((E.N_R, 4000), dtype=np.int32)
+    searching = np.zeros_like(plain)
+    tally = np.zeros(E.N_TALLY, dtype=np.int64)
+    done, rows = E.play_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, plain, 0, True)
+    assert (done, rows) == E.search_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, searching, 0, True,
+                                          tally)
+    assert np.array_equal(plain[:, :rows], searching[:, :rows])
+    assert list(tally) == [0, 0]
+
+
+def test_the_command_line_reads_a_searching_seat_with_its_parameters():
+    from sim.cli.common import seat_strategies
+
+    assert seat_strategies("search:trials=16,base=greedy,expert,expert,expert") == [
+        "search:trials=16,base=greedy", "expert", "expert", "expert"]
+    assert seat_strategies("search,expert,expert,expert") == ["search", "expert", "expert", "expert"]
