@@ -1,7 +1,8 @@
 """The suite compiles the engine's kernels on the second core while the first runs the tests.
 
 On a fresh clone numba's cache is empty, and compiling the kernels the suite
-uses (the three games' rounds, traces, positions, rollouts, opening searches)
+uses (the three games' rounds, traces, positions, rollouts, opening searches,
+conditioned deals, the odds tables, the searching player)
 is most of the whole suite's time, on one core: pytest runs the tests one
 after the other. When the whole suite runs (at least :data:`WHOLE_SUITE`
 tests collected), a second Python process compiles, in the order the test
@@ -53,6 +54,10 @@ _WARM_UP = textwrap.dedent("""
     rollout(position("rami51", ["greedy", "expert"]), n=2, workers=1)
     rollout(position("basic", ["greedy", "random"]), n=2, workers=1)
     rollout(position("contrat", ["greedy", "random", "expert"]), n=2, workers=1)
+    sim.simulate("rami51", ["greedy", "expert"], n_games=2, workers=1, condition="jokers(0) >= 1")
+    sim.odds("rami51", max_hands=1000, precision=0.5)
+    sim.play_traced("rami51", ["search:trials=2", "greedy"], seed=1, max_rounds=1)
+    sim.simulate("rami51", ["search:trials=2", "greedy"], n_games=1, workers=1, max_rounds=1)
 """)
 
 _warmer: subprocess.Popen | None = None

@@ -318,7 +318,7 @@ def test_the_random_streams_have_distinct_fixed_purposes():
     assert sorted(named.values()) == sorted(RNG.STREAMS)
     assert len(set(RNG.STREAMS)) == len(RNG.STREAMS)
     assert named == {"STREAM_SEAT_POLICY": 1, "STREAM_DECK": 2, "STREAM_ROLLOUT_SEAT_POLICY": 3,
-                     "STREAM_ROLLOUT_DECK": 4, "STREAM_ROLLOUT_DEAL": 5}
+                     "STREAM_ROLLOUT_DECK": 4, "STREAM_ROLLOUT_DEAL": 5, "STREAM_SEARCH": 6}
 
 
 def test_result_frame_is_consistent():
@@ -386,13 +386,15 @@ def test_decisions_never_depend_on_hidden_cards(name):
     # others are known to hold): it must choose exactly as before. Each
     # decision is checked where it is taken: the draw before the card drawn is
     # known, the layings and the discard after it.
-    seating = [name, "greedy", "random", name]
+    # The searching player's rule is the same at any budget; a small one keeps its three searches a decision short.
+    player = "search:trials=8" if name == "search" else name
+    seating = [player, "greedy", "random", player]
     checked = moved = 0
     for game in range(HIDDEN_GAMES):
         events = sim.play_traced("rami51", seating, seed=5, game=game, max_rounds=1)
         position = Position.from_trace(events, next(i for i, e in enumerate(events) if e["type"] == "deal"))
         while position.decision != "over":
-            if seating[position.seat] == name:
+            if seating[position.seat] == player:
                 expected, _ = position.step()
                 seen = position.observe(position.seat)
                 for trial in range(HIDDEN_DEALS):
