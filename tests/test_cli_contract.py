@@ -162,6 +162,7 @@ CASES = [
     (["hand", "7H 8H 9H", "--rules", "nope"], 2, ["unknown preset 'nope'"]),
     (["hand", "7H 8H 9H", "--set", "=3"], 2, ["--set '=3'", "expected knob=value"]),
     (["hand", "7H 8H 99H"], 2, ["HAND", "'99H'"]),
+    (["hand", "7H", ""], 2, ["HAND: argument 2 of 2 is empty"]),
     (["rules", "--set", "open_threshold=lots"], 2, ["open_threshold"]),
     (["rules", "--set", "open_threshold=-5"], 2, ["open_threshold"]),
     (["rules", "--rules", ""], 2, ["--rules"]),

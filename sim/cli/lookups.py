@@ -65,6 +65,11 @@ def check_hand(hand: tuple[str, ...], ruleset: str, overrides: tuple[str, ...]) 
     text = " ".join(hand)
     if not text.strip():
         raise BadValue("no cards given: HAND is cards in notation, e.g. rami hand 7H 8H 9H JK")
+    empty = next((i for i, part in enumerate(hand) if not part.strip()), None)
+    if empty is not None:
+        # An empty argument among the cards is a slip (an unset shell variable, a stray ""), not a card.
+        raise BadValue(f"HAND: argument {empty + 1} of {len(hand)} is empty; give cards in notation, "
+                       "e.g. rami hand 7H 8H 9H JK")
     try:
         return r, rules.check_cards(text, r)
     except ValueError as exc:
