@@ -192,11 +192,18 @@ def test_frame_summary_and_json_shape(blunder):
     assert frame.columns == ["event", "round", "turn", "seat", "kind", "played", "best", "loss", "loss_lo",
                              "loss_hi", "mark", "choices", "trials"]
     summary = blunder.summary()
-    assert summary.columns == ["seat", "kind", "decisions", "choices", "loss", "error_rate", "doubtful", "bad",
-                               "very_bad"]
+    assert summary.columns == ["seat", "kind", "decisions", "choices", "loss", "loss_lo", "loss_hi", "error_rate",
+                               "doubtful", "bad", "very_bad"]
     whole = summary.filter(pl.col("kind") == "all").row(0, named=True)
     assert whole["decisions"] == frame.height and whole["very_bad"] >= 1
     assert whole["error_rate"] == pytest.approx(frame["loss"].mean())
+    # The total's interval: the decisions' half-widths added in quadrature around the total.
+    half = float((((frame["loss_hi"] - frame["loss_lo"]) / 2) ** 2).sum()) ** 0.5
+    assert (whole["loss_lo"], whole["loss_hi"]) == pytest.approx((whole["loss"] - half, whole["loss"] + half))
+    for kind in summary.filter(pl.col("kind") != "all").iter_rows(named=True):
+        mine = frame.filter(pl.col("kind") == kind["kind"])
+        if mine.height == 1:  # one decision: its own interval
+            assert (kind["loss_lo"], kind["loss_hi"]) == pytest.approx((mine["loss_lo"][0], mine["loss_hi"][0]))
     data = json.loads(json.dumps(blunder.to_dict(), allow_nan=False))
     assert set(data) == {"seats", "mode", "trials", "seed", "thresholds", "lower_is_better", "decisions", "summary"}
     d = data["decisions"][0]
@@ -284,3 +291,22 @@ def test_rami_analyse_refuses_bad_values_with_exit_2_and_creates_nothing(tmp_pat
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
     assert _tree(tmp_path) == before
+
+
+def test_the_summarys_interval_adds_the_decisions_half_widths_in_quadrature():
+    from sim.analysis import MARK_THRESHOLDS, Analysis, Candidate, Decision
+
+    def decision(event, kind, loss, half):
+        ci = (loss - half, loss + half)
+        played = Candidate("a", 10, 5.0, (4.0, 6.0), loss, ci, loss == 0, True)
+        best = Candidate("b", 10, 5.0 - loss, (4.0, 6.0), 0.0, (0.0, 0.0), True, False)
+        return Decision(event, 0, event, 0, kind, "a", "b", loss, ci, None, (best, played))
+
+    analysis = Analysis((), (0,), "belief", 10, 0, dict(MARK_THRESHOLDS), True,
+                        (decision(1, "draw", 3.0, 3.0), decision(2, "discard", 1.0, 4.0), decision(3, "discard", 0.0, 0.0)))
+    rows = {r["kind"]: r for r in analysis.summary().iter_rows(named=True)}
+    assert (rows["draw"]["loss_lo"], rows["draw"]["loss_hi"]) == pytest.approx((0.0, 6.0))
+    assert (rows["discard"]["loss_lo"], rows["discard"]["loss_hi"]) == pytest.approx((-3.0, 5.0))
+    assert (rows["all"]["loss"], rows["all"]["loss_lo"], rows["all"]["loss_hi"]) == pytest.approx((4.0, -1.0, 9.0))
+    assert rows["all"]["error_rate"] == pytest.approx(4.0 / 3)
+    assert "[-1.00, +9.00]" in str(analysis)

@@ -132,8 +132,15 @@ class Analysis:
 
     def summary(self) -> Any:
         """A polars frame per seat and kind of decision (and ``"all"``): ``decisions``, ``choices`` (those
-        with more than one legal choice), ``loss`` (their total), ``error_rate`` (mean loss per decision)
-        and one count per mark (``doubtful``, ``bad``, ``very_bad``), seats and kinds in order."""
+        with more than one legal choice), ``loss`` (their total) with ``loss_lo`` and ``loss_hi``,
+        ``error_rate`` (mean loss per decision) and one count per mark (``doubtful``, ``bad``,
+        ``very_bad``), seats and kinds in order.
+
+        The total's 95% interval is the rollouts' noise: each decision's interval half-width is read as
+        1.96 standard errors and the decisions' errors are added as independent (each decision is rolled
+        out on trials of its own position). It says how well these decisions of this game were measured,
+        not what another game would give; the error rate's interval is the total's over the decisions.
+        """
         import polars as pl
 
         rows = []
@@ -141,15 +148,19 @@ class Analysis:
         for seat in self.seats:
             for kind in (*kinds, "all"):
                 mine = [d for d in self.decisions if d.seat == seat and (kind == "all" or d.kind == kind)]
+                total = float(sum(d.loss for d in mine))
+                # Half-widths of independent normal intervals add in quadrature.
+                half = math.sqrt(sum(((d.loss_ci[1] - d.loss_ci[0]) / 2) ** 2 for d in mine))
                 row: dict[str, Any] = {"seat": seat, "kind": kind, "decisions": len(mine),
                                        "choices": sum(len(d.candidates) > 1 for d in mine),
-                                       "loss": float(sum(d.loss for d in mine)),
-                                       "error_rate": float(sum(d.loss for d in mine) / len(mine)) if mine else 0.0}
+                                       "loss": total, "loss_lo": total - half, "loss_hi": total + half,
+                                       "error_rate": total / len(mine) if mine else 0.0}
                 for name in MARKS:
                     row[name.replace(" ", "_")] = sum(d.mark == name for d in mine)
                 rows.append(row)
         schema = {"seat": pl.Int64, "kind": pl.Utf8, "decisions": pl.Int64, "choices": pl.Int64,
-                  "loss": pl.Float64, "error_rate": pl.Float64, **{m.replace(" ", "_"): pl.Int64 for m in MARKS}}
+                  "loss": pl.Float64, "loss_lo": pl.Float64, "loss_hi": pl.Float64, "error_rate": pl.Float64,
+                  **{m.replace(" ", "_"): pl.Int64 for m in MARKS}}
         return pl.DataFrame(rows, schema=schema)
 
     def to_dict(self, events: bool = False) -> dict[str, Any]:
@@ -191,12 +202,15 @@ class Analysis:
             lines.append(f"{d.event:>6} {d.round:>5} {d.turn:>4} {d.seat:>4}  {d.kind:<7} {_cut(d.played):<34} "
                          f"{_cut(best):<34} {loss:>6}  {ci:<17} {d.mark or ''}")
         lines.append("")
-        lines.append("Per seat and kind (error rate: mean loss per decision, forced ones counted as 0):")
-        lines.append(f"{'seat':>4}  {'kind':<7} {'decisions':>9} {'choices':>7} {'loss':>8} {'error rate':>10} "
-                     + " ".join(f"{m:>9}" for m in MARKS))
+        lines.append("Per seat and kind (loss: the total, with the 95% interval of the rollouts' noise, the "
+                     "decisions' intervals combined as independent; error rate: mean loss per decision, forced "
+                     "ones counted as 0):")
+        lines.append(f"{'seat':>4}  {'kind':<7} {'decisions':>9} {'choices':>7} {'loss':>8} {'95% interval':<19} "
+                     f"{'error rate':>10} " + " ".join(f"{m:>9}" for m in MARKS))
         for row in self.summary().iter_rows(named=True):
+            ci = f"[{row['loss_lo']:+.2f}, {row['loss_hi']:+.2f}]"
             lines.append(f"{row['seat']:>4}  {row['kind']:<7} {row['decisions']:>9} {row['choices']:>7} "
-                         f"{row['loss']:8.2f} {row['error_rate']:10.3f} "
+                         f"{row['loss']:8.2f} {ci:<19} {row['error_rate']:10.3f} "
                          + " ".join(f"{row[m.replace(' ', '_')]:>9}" for m in MARKS))
         return "\n".join(lines)
 
