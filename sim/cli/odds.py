@@ -63,7 +63,7 @@ def check_odds(ruleset: str, overrides: tuple[str, ...], players: int | None, ha
 @click.option("--thresholds", default="30,40,51,61,71", show_default=True,
               help="Opening totals of the opening tables, comma separated.")
 @click.option("--precision", type=Number(0.0001, 0.5), default=0.002, show_default=True,
-              help="Deal until every share's 95%% interval is at most this wide on each side (0.0001 to 0.5).")
+              help="Deal until every share's 95% interval is at most this wide on each side (0.0001 to 0.5).")
 @click.option("--max-hands", type=click.IntRange(1000, 10**9), default=2_000_000, show_default=True,
               help="Most hands dealt (per deal in Rami contrat).")
 @seed_option_for("Seed of the games whose first rounds are dealt, 0 to 2**64 - 1 (as rami simulate).")
