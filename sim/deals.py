@@ -18,6 +18,8 @@ is refused with its rate measured on a pilot.
 from __future__ import annotations
 
 import ast
+import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +29,8 @@ import numpy as np
 from sim import cards as cardlib
 from sim.rules.ruleset import CONTRACTS, WHOLE_HAND_DEAL, Ruleset, as_ruleset
 
-__all__ = ["FEATURES", "MIN_RATE", "PILOT", "Condition", "ConditionError", "Dealer", "Deals", "Sample", "deal",
+__all__ = ["FEATURES", "HELD_COUNTS", "MIN_RATE", "PILOT", "Condition", "ConditionError", "Dealer", "Deals", "Held",
+           "Sample", "deal",
            "parse_condition", "pilot_rate", "sample", "stock_size"]
 
 
@@ -103,10 +106,30 @@ class Deals:
                              "stock's size to replay them")
         parts = [self.hands[:, (self.first + k) % players, :] for k in range(players)]
         rows = np.concatenate([*parts, self.pile[:, None], self.stock], axis=1)
-        out = np.empty((len(self), r.deck_size), dtype=np.int64)
-        for i in range(len(self)):
-            out[i] = rows[i][rows[i] >= 0]
-        return out
+        # Every row keeps exactly deck-size cards, in order: the pads dropped, the rows stay apart.
+        return rows[rows >= 0].reshape(len(self), r.deck_size)
+
+    def replace_orders(self, orders: np.ndarray, stock_cards: int) -> "Deals":
+        """These deals with their decks (in dealing order, as :meth:`orders` gives them) replaced by ``orders``.
+
+        Keeps ``stock_cards`` cards of the stock from its top (-1 past its end).
+        """
+        r = self.ruleset
+        n = orders.shape[0]
+        size = r.hand_size(self.round_index)
+        extra = int(r.first_player_extra_card)
+        hands = np.full((n, r.players, size + extra), -1, dtype=np.int64)
+        at = 0
+        for k in range(r.players):
+            seat = (self.first + k) % r.players
+            width = size + (extra if k == 0 else 0)
+            hands[:, seat, :width] = np.sort(orders[:, at:at + width], axis=1)
+            at += width
+        pile = orders[:, at].copy()
+        stock = np.full((n, stock_cards), -1, dtype=np.int64)
+        kept = min(stock_cards, r.deck_size - at - 1)
+        stock[:, :kept] = orders[:, at + 1:at + 1 + kept]
+        return Deals(r, self.round_index, self.games, self.attempts, hands, stock, pile, self.streams)
 
     def first_turn_hands(self) -> np.ndarray:
         """The first player's cards on its first turn, before laying: the hand dealt and the stock's top card.
@@ -313,10 +336,15 @@ class Condition:
             self.text, self._predicate, self._tree = condition.text, condition._predicate, condition._tree
             self._seats, self._contract = condition._seats, condition._contract
             self._holds, self._shift = condition._holds, condition._shift
+            self._conjuncts, self._held = condition._conjuncts, condition._held
             return
         self._predicate = None
         self._tree = None
         self._shift = 0
+        # The terms the whole condition is the conjunction of: (seat, cards) for a holds() with a seat
+        # number, dealt exactly (:meth:`held`), else None; and the term's evaluation.
+        self._conjuncts: list[tuple[tuple[int, tuple[int, ...]] | None, Any]] = []
+        self._held: dict[tuple[Ruleset, int], Held | None] = {}
         self._seats: list[tuple[int, Any]] = []
         self._holds: list[tuple[tuple[int, ...], Any]] = []
         self._contract: Any = None
@@ -346,10 +374,24 @@ class Condition:
                                  "write e.g. 'jokers(0) >= 1 and opening(0) >= 51'") from None
         # Columns count from the stripped text; the text as given may start with spaces.
         self._shift = len(text) - len(text.lstrip())
-        kind, node = self._node(tree.body, text, False)
-        if kind != "truth":
-            self._fail(text, tree.body, "a number is not a condition; compare it, e.g. 'opening(0) >= 51'")
-        return node
+        terms = _conjuncts(tree.body)
+        if len(terms) == 1:
+            kind, node = self._node(tree.body, text, False)
+            if kind != "truth":
+                self._fail(text, tree.body, "a number is not a condition; compare it, e.g. 'opening(0) >= 51'")
+            self._conjuncts = [(self._held_term(tree.body), node)]
+            return node
+        parts = [self._truth(term, text, False) for term in terms]
+        self._conjuncts = [(self._held_term(term), part) for term, part in zip(terms, parts)]
+        return lambda b, s: np.logical_and.reduce([p(b, s) for p in parts])
+
+    @staticmethod
+    def _held_term(node) -> tuple[int, tuple[int, ...]] | None:
+        """``(seat, cards)`` when the term (already read) is ``holds(seat number, "cards")``, else None."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "holds" \
+                and isinstance(node.args[0], ast.Constant):
+            return node.args[0].value, tuple(sorted(int(c) for c in cardlib.parse(node.args[1].value)))
+        return None
 
     def _fail(self, text: str, node, message: str) -> None:
         column = getattr(node, "col_offset", 0) + 1 + getattr(self, "_shift", 0)
@@ -489,6 +531,68 @@ class Condition:
         if self._contract is not None and ruleset.game != "contrat":
             self._fail(self.text, self._contract, f"contract() is Rami contrat's, not {ruleset.game}'s")
 
+    def held(self, ruleset: Ruleset, round_index: int = 0) -> "Held | None":
+        """The ``holds()`` terms of the condition dealt exactly in round ``round_index``, or None: none is.
+
+        A ``holds(seat, "...")`` with a seat number that is one of the terms
+        whose conjunction the whole condition is (the condition itself, or a
+        term of its top-level ``and``) is dealt exactly; every other term is
+        tested on those deals (:meth:`evaluate_rest`). Every seat's terms are
+        dealt together, one count of each named card per seat drawn among
+        every possible one; a seat whose terms would make more than
+        ``HELD_COUNTS`` of them is left to rejection, which is as exact, only
+        slower.
+
+        Raises ``ValueError`` when no deal can hold the cards named.
+        """
+        key = (ruleset, round_index)
+        if key in self._held:
+            return self._held[key]
+        wanted: dict[int, dict[int, int]] = {}
+        for term, _ in self._conjuncts:
+            if term is not None:
+                seat, cards = term
+                need = wanted.setdefault(seat, {})
+                for c in set(cards):
+                    # Two terms on one seat: the hand holds the larger count of each card.
+                    need[c] = max(need.get(c, 0), cards.count(c))
+        chosen: dict[int, dict[int, int]] = {}
+        table = None
+        for seat, need in wanted.items():
+            trial = _held_counts(ruleset, round_index, chosen | {seat: need})
+            if trial is not None:
+                chosen, table = chosen | {seat: need}, trial
+        held = None
+        if table is not None:
+            counts, weights, total = table
+            if not weights.size:
+                raise ValueError(f"condition {self.text!r} can never hold: no deal of {ruleset.deck_size} cards "
+                                 "gives the hands named the cards they name")
+            from fractions import Fraction
+
+            terms = [t for t, _ in self._conjuncts if t is not None and t[0] in chosen]
+            cdf = np.cumsum(weights.astype(np.float64))
+            named = np.zeros(53, dtype=bool)
+            named[[c for need in chosen.values() for c in need]] = True
+            copies = np.array([ruleset.n_jokers if c == 52 else ruleset.decks for c in range(53)], dtype=np.int64)
+            held = Held(tuple(chosen), " and ".join(f'holds({seat}, "{cardlib.format(cards)}")'
+                                                    for seat, cards in terms),
+                        float(Fraction(int(sum(int(w) for w in weights)), total)), counts, cdf / cdf[-1], named,
+                        copies)
+        self._held[key] = held
+        return held
+
+    def evaluate_rest(self, deals: Deals, held: "Held | None") -> np.ndarray:
+        """Whether each deal satisfies the terms ``held`` does not deal exactly (all of them when it is None)."""
+        if held is None:
+            return self.evaluate(deals)
+        parts = [f for term, f in self._conjuncts if term is None or term[0] not in held.seats]
+        if not parts:
+            return np.ones(len(deals), dtype=bool)
+        batch = _Batch(deals)
+        out = np.logical_and.reduce([np.asarray(p(batch, None), dtype=bool) for p in parts])
+        return np.broadcast_to(out, (len(deals),)).copy()
+
     def evaluate(self, deals: Deals) -> np.ndarray:
         """Whether each deal of ``deals`` satisfies the condition (bool array)."""
         if self._tree is None:
@@ -498,6 +602,96 @@ class Condition:
                 out[i] = bool(self._predicate(hands))
             return out
         return np.broadcast_to(np.asarray(self._tree(_Batch(deals), None), dtype=bool), (len(deals),)).copy()
+
+
+def _conjuncts(node) -> list:
+    """The terms whose conjunction ``node`` is: those of a top-level ``and`` (nested ones too), else ``node``."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return [t for v in node.values for t in _conjuncts(v)]
+    return [node]
+
+
+HELD_COUNTS = 50_000
+"""The most possible counts of named cards per seat :meth:`Condition.held` draws among (beyond: rejection)."""
+
+
+@dataclass(frozen=True)
+class Held:
+    """The ``holds()`` terms of a condition that are dealt exactly, and the chance a shuffled deal meets them.
+
+    Attributes
+    ----------
+    seats : tuple of int
+        The seats whose hands are dealt their named cards.
+    text : str
+        Those terms, e.g. ``holds(0, "7♥ 7♦")``.
+    probability : float
+        The exact chance that a uniformly shuffled deal meets them (hypergeometric).
+    counts : numpy.ndarray of int64, shape (k, seats, 53)
+        Every possible count of each card code in each of those hands, given the terms.
+    cdf : numpy.ndarray of float64, shape (k,)
+        Their cumulative probabilities under a uniform shuffle given the terms.
+    named, copies : numpy.ndarray, shape (53,)
+        Whether each card code is named by those terms, and its copies in the deck.
+    """
+
+    seats: tuple[int, ...]
+    text: str
+    probability: float
+    counts: np.ndarray
+    cdf: np.ndarray
+    named: np.ndarray
+    copies: np.ndarray
+
+
+def _multinomial(n: int, parts: list[int]) -> int:
+    """Ways to choose disjoint groups of sizes ``parts`` out of ``n`` distinct things (the rest left over)."""
+    out = 1
+    for k in parts:
+        if k < 0 or k > n:
+            return 0
+        out *= math.comb(n, k)
+        n -= k
+    return out
+
+
+def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]):
+    """Every count of the named cards in the seats' hands meeting ``wanted`` (seat: card: least copies).
+
+    Returns ``(counts, weights, total)``: the counts ``(k, seats, 53)``, each
+    one's number of deals (every copy of the deck told apart) and the number
+    of all deals of those hands, so a count's probability given the terms is
+    its weight over their sum and the terms' probability that sum over
+    ``total``; None when there are more than ``HELD_COUNTS`` of them.
+    """
+    seats = list(wanted)
+    first = round_index % r.players
+    sizes = [r.hand_size(round_index) + int(r.first_player_extra_card and s == first) for s in seats]
+    codes = sorted({c for need in wanted.values() for c in need})
+    copies = [r.n_jokers if c == 52 else r.decks for c in codes]
+    others = r.deck_size - sum(copies)
+    per_card = []
+    for c, m in zip(codes, copies):
+        ranges = [range(wanted[s].get(c, 0), m + 1) for s in seats]
+        per_card.append([k for k in itertools.product(*ranges) if sum(k) <= m])
+    if math.prod(len(o) for o in per_card) > HELD_COUNTS:
+        return None
+    rows, weights = [], []
+    for combo in itertools.product(*per_card):
+        held = [sum(k[f] for k in combo) for f in range(len(seats))]
+        free = [h - k for h, k in zip(sizes, held)]
+        if min(free) < 0:
+            continue
+        # The named cards' copies split among the hands and the rest of the deck; the hands filled with others.
+        w = math.prod(_multinomial(m, list(k)) for m, k in zip(copies, combo)) * _multinomial(others, free)
+        if w:
+            row = np.zeros((len(seats), 53), dtype=np.int64)
+            for c, k in zip(codes, combo):
+                row[:, c] = k
+            rows.append(row)
+            weights.append(w)
+    counts = np.array(rows, dtype=np.int64).reshape(len(rows), len(seats), 53)
+    return counts, np.array(weights, dtype=object), _multinomial(r.deck_size, sizes)
 
 
 _COMPARE = {ast.Lt: np.less, ast.LtE: np.less_equal, ast.Eq: np.equal, ast.NotEq: np.not_equal,
@@ -529,6 +723,12 @@ class Sample:
         Deals accepted (the games).
     pilot_dealt, pilot_accepted : int
         The pilot's deals and acceptances (the games' first deals, ``PILOT`` of them).
+    held : float
+        The exact chance that a shuffled deal meets the ``holds()`` terms
+        dealt exactly (:meth:`Condition.held`); 1 when none is. ``dealt``
+        and ``accepted`` then count the deals the other terms were tested on.
+    held_text : str or None
+        Those terms, e.g. ``holds(0, "7♥")``.
     """
 
     deals: Deals
@@ -536,23 +736,66 @@ class Sample:
     accepted: int
     pilot_dealt: int
     pilot_accepted: int
+    held: float = 1.0
+    held_text: str | None = None
+
+    @property
+    def rest_rate(self) -> float:
+        """The measured rate of the terms not dealt exactly: accepted / dealt."""
+        return self.accepted / self.dealt
 
     @property
     def rate(self) -> float:
-        """Acceptance rate: accepted / dealt."""
-        return self.accepted / self.dealt
+        """The whole condition's acceptance rate: ``held`` times accepted / dealt (accepted / dealt without held terms)."""
+        return self.held * self.accepted / self.dealt
 
-    def rate_interval(self):
-        """The rate with its 95% Wilson interval (:func:`sim.intervals.wilson_interval`)."""
+    def rest_rate_interval(self):
+        """The measured rate with its 95% Wilson interval (:func:`sim.intervals.wilson_interval`)."""
         from sim.intervals import wilson_interval
 
         return wilson_interval(self.accepted, self.dealt)
+
+    def rate_interval(self):
+        """The whole condition's rate with its 95% interval: the measured rate's, times the exact ``held``."""
+        from sim.intervals import Interval
+
+        w = self.rest_rate_interval()
+        return Interval(w.mean * self.held, w.low * self.held, w.high * self.held)
+
+
+def _deal_held(deals: Deals, held: Held, seed: int, stock_cards: int) -> Deals:
+    """The deals (dealt with their whole stock) with the cards ``held`` fixes dealt exactly (:func:`kernels.deal_held`).
+
+    Each deal's count of the named cards per held hand is drawn from the
+    stream of its seed, game, round and attempt; its other cards keep their
+    shuffled order. Keeps ``stock_cards`` of the stock.
+    """
+    from sim.engine import deals as kernels
+
+    orders = deals.orders()
+    r = deals.ruleset
+    positions = np.full(r.deck_size, -1, dtype=np.int64)
+    size = r.hand_size(deals.round_index)
+    extra = int(r.first_player_extra_card)
+    starts = [0]
+    for k in range(r.players):
+        seat = (deals.first + k) % r.players
+        width = size + (extra if k == 0 else 0)
+        if seat in held.seats:
+            positions[starts[-1]:starts[-1] + width] = held.seats.index(seat)
+        starts.append(starts[-1] + width)
+    kernels.deal_held(orders, deals.games, deals.attempts, np.uint64(seed), deals.round_index,
+                      np.array(starts, dtype=np.int64), positions,
+                      held.named, held.copies, held.counts, held.cdf)
+    return deals.replace_orders(orders, stock_cards)
 
 
 def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, condition: Condition,
                   stock_cards: int) -> tuple[Deals, int]:
     """The first accepted deal of each game's stream, and the deals dealt up to them."""
-    dealer = Dealer(r, seed, games, round_index, stock_cards)
+    held = condition.held(r, round_index)
+    # Cards dealt exactly may come from anywhere in the deck: those deals are dealt whole.
+    dealer = Dealer(r, seed, games, round_index, stock_size(r, round_index) if held else stock_cards)
     n = games.shape[0]
     width = dealer._width
     hands = np.empty((n, r.players, width), dtype=np.int64)
@@ -571,7 +814,9 @@ def _sample_games(r: Ruleset, seed: int, games: np.ndarray, round_index: int, co
         tried += pending.shape[0] * k
         rows = np.repeat(pending, k)
         d = dealer.next(rows)
-        ok = condition.evaluate(d).reshape(pending.shape[0], k)
+        if held is not None:
+            d = _deal_held(d, held, seed, stock_cards)
+        ok = condition.evaluate_rest(d, held).reshape(pending.shape[0], k)
         hit = ok.any(axis=1)
         first = ok.argmax(axis=1)
         done = pending[hit]
@@ -593,17 +838,27 @@ def pilot_rate(ruleset: Ruleset, condition: Condition, seed: int, *, first_game:
                pilot: int = PILOT, min_rate: float = MIN_RATE) -> int:
     """How many of the first deals of games ``first_game .. first_game + pilot - 1`` satisfy ``condition``.
 
+    With ``holds()`` terms dealt exactly (:meth:`Condition.held`), the pilot
+    deals them so and counts the deals the other terms accept: the rate
+    measured, and refused below ``min_rate``, is that of the rest.
+
     Raises ``ValueError`` with the measured rate and its 95% interval when
     the share is below ``min_rate``: a condition too rare to sample.
     """
-    probe = Dealer(ruleset, seed, np.arange(first_game, first_game + pilot, dtype=np.int64), round_index, 1).next()
-    hits = int(condition.evaluate(probe).sum())
+    held = condition.held(ruleset, round_index)
+    games = np.arange(first_game, first_game + pilot, dtype=np.int64)
+    probe = Dealer(ruleset, seed, games, round_index, stock_size(ruleset, round_index) if held else 1).next()
+    if held is not None:
+        probe = _deal_held(probe, held, seed, 1)
+    hits = int(condition.evaluate_rest(probe, held).sum())
     if hits / pilot < min_rate:
         from sim.intervals import wilson_interval
 
         w = wilson_interval(hits, pilot)
-        shown = condition.text if condition.text is not None else repr(condition)
-        raise ValueError(f"condition {shown!r} is too rare to sample: {hits} of {pilot:,} pilot deals accepted "
+        shown = repr(condition.text) if condition.text is not None else repr(condition)
+        if held is not None:
+            shown += f" beyond {held.text} (dealt exactly)"
+        raise ValueError(f"condition {shown} is too rare to sample: {hits} of {pilot:,} pilot deals accepted "
                          f"({hits / pilot:.4%}, 95% interval {w.low:.4%} to {w.high:.4%}), below the least rate "
                          f"{min_rate:.4%} (min_rate)")
     return hits
@@ -689,4 +944,6 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
                   np.concatenate([p[0].attempts for p in parts]), np.concatenate([p[0].hands for p in parts]),
                   np.concatenate([p[0].stock for p in parts]), np.concatenate([p[0].pile for p in parts]),
                   np.concatenate([p[0].streams for p in parts]))
-    return Sample(deals, sum(p[1] for p in parts), n, pilot, hits)
+    held = cond.held(r, round_index)
+    return Sample(deals, sum(p[1] for p in parts), n, pilot, hits, 1.0 if held is None else held.probability,
+                  None if held is None else held.text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import time
 from collections import Counter
 
 import numpy as np
@@ -53,12 +55,13 @@ def test_a_contract_condition_in_contrat():
         assert rules.meets_contract(hand_of(s.deals.hands[i, 1]), 2, r)
 
 
-@pytest.mark.parametrize("text", ["opening(0) >= 51", 'holds(2, "7♥")', "every_seat(opening(seat) < 51)"])
+@pytest.mark.parametrize("text", ["opening(0) >= 51", 'not holds(2, "7♥")', "every_seat(opening(seat) < 51)"])
 def test_the_acceptance_rate_is_a_direct_count_over_the_same_streams(text):
+    # holds() under not (or, any_seat) is tested deal by deal like any other term.
     r = rules.preset("rami51")
     n = 12
     s = sample(r, text, n, seed=9, first_game=40)
-    check = REFERENCE.get(text) or (lambda h, r, rnd: holds(h[2], "7♥"))
+    check = REFERENCE.get(text) or (lambda h, r, rnd: not holds(h[2], "7♥"))
     dealer = Dealer(r, 9, np.arange(40, 40 + n), 0, r.players)
     dealt = 0
     for i in range(n):
@@ -219,3 +222,138 @@ def test_a_condition_every_deal_meets_plays_the_unconditioned_games():
                         condition="jokers(0) >= 0")
     assert kept["deals"].unique().to_list() == [1]
     assert kept.drop("deals").equals(plain)
+
+
+# ---------------------------------------------------------------- holds() dealt exactly
+def both_copies_share(n: int, h: int) -> float:
+    """Among hands of h cards out of n holding a given card of two copies, the share holding both."""
+    both = math.comb(2, 2) * math.comb(n - 2, h - 2)
+    return both / (math.comb(2, 1) * math.comb(n - 2, h - 1) + both)
+
+
+def test_holds_is_dealt_exactly_with_the_conditional_distribution_of_a_shuffle():
+    r = rules.preset("rami51")
+    n, h = r.deck_size, r.hand_size(0)
+    games = 4000
+    s = sample(r, 'holds(0, "7♥")', games, seed=3)
+    hand = s.deals.hands[:, 0, :]
+    seven, other = cards.parse("7♥ 7♦")
+    copies = (hand == seven).sum(axis=1)
+    assert copies.min() >= 1 and s.dealt == games and s.deals.attempts.max() == 0
+    # Two copies of each card: a hand holding both copies has half the weight of one copy dealt and the rest shuffled.
+    expected = both_copies_share(n, h)
+    se = math.sqrt(expected * (1 - expected) / games)
+    assert abs((copies == 2).mean() - expected) < 4 * se, ((copies == 2).mean(), expected)
+    # Another card's presence given the condition: P(7♥ and 7♦) / P(7♥), by inclusion-exclusion.
+    none = math.comb(n, h)
+    p_seven = 1 - math.comb(n - 2, h) / none
+    p_both = 1 - 2 * math.comb(n - 2, h) / none + math.comb(n - 4, h) / none
+    expected = p_both / p_seven
+    se = math.sqrt(expected * (1 - expected) / games)
+    assert abs(((hand == other).sum(axis=1) >= 1).mean() - expected) < 4 * se
+    # Nothing else to accept: every game's first deal, and the rate is the chance of holding 7♥.
+    assert s.rate == pytest.approx(p_seven, rel=1e-12) and s.held_text == 'holds(0, "7♥")'
+
+
+def test_a_condition_far_too_rare_to_reject_on_is_dealt_exactly_and_fast():
+    r = rules.preset("rami51")
+    text = 'holds(0, "7♥ 7♥ 7♦ 7♦ 7♣ 7♣ 7♠") and jokers(1) >= 1'
+    sample(r, text, 5, seed=1)  # compiled or loaded before timing
+    start = time.perf_counter()
+    s = sample(r, text, 2000, seed=7)
+    assert time.perf_counter() - start < 20
+    n, h = r.deck_size, r.hand_size(0)
+    exact = (2 * math.comb(n - 8, h - 7) + math.comb(n - 8, h - 8)) / math.comb(n, h)
+    assert s.held == pytest.approx(exact, rel=1e-12) and exact < 1e-6
+    assert s.rate == pytest.approx(exact * s.accepted / s.dealt)
+    assert parse_condition(text).evaluate(s.deals).all()
+    for i in range(0, 2000, 97):
+        hands = [hand_of(row) for row in s.deals.hands[i]]
+        assert holds(hands[0], "7♥ 7♥ 7♦ 7♦ 7♣ 7♣ 7♠") and hands[1].count(52) >= 1
+        # Every card of the deck, once: the deal is still a deck.
+        whole = s.deals.hands[i][s.deals.hands[i] >= 0].tolist() + [int(s.deals.pile[i])] + hand_of(s.deals.stock[i])
+        assert len(whole) == 4 * h + 1 + r.players
+
+
+@pytest.mark.parametrize("text", ['holds(0, "7♥") and jokers(0) >= 1', 'jokers(2) == 0 and holds(1, "★ 7♦") and '
+                                  'holds(2, "7♦ K♠") and opening(3) >= 20', 'holds(0, "A♠") and holds(0, "A♠ A♠ 2♠")'])
+def test_every_deal_with_held_cards_satisfies_the_whole_condition(text):
+    r = rules.preset("rami51")
+    s = sample(r, text, 300, seed=12, stock_cards=sim.deals.stock_size(r))
+    assert parse_condition(text).evaluate(s.deals).all()
+    assert s.held < 1 and s.held_text
+    for i in range(300):
+        deck = sorted(s.deals.orders()[i].tolist())
+        assert deck == sorted(list(range(52)) * 2 + [52] * 4)
+
+
+def test_held_cards_for_two_seats_are_dealt_jointly():
+    # 7♦ twice in the deck, named for two seats: each holds exactly one. Seat 1's joker count stays a shuffle's.
+    r = rules.preset("rami51")
+    s = sample(r, 'holds(1, "7♦ ★") and holds(2, "7♦")', 3000, seed=4)
+    seven = cards.parse("7♦")[0]
+    assert ((s.deals.hands[:, 1] == seven).sum(axis=1) == 1).all()
+    assert ((s.deals.hands[:, 2] == seven).sum(axis=1) == 1).all()
+    n, h = r.deck_size, r.hand_size(0)
+    # P(seat 1 holds a joker and one 7♦, seat 2 the other), exactly: choose which 7♦ goes where (2 ways),
+    # then seat 1's other 12 cards among the 106 others with a joker, seat 2's 12 among what is left.
+    ways = 0
+    for jokers in range(1, 5):
+        ways += 2 * math.comb(4, jokers) * math.comb(n - 6, h - 1 - jokers) * math.comb(n - 2 - (h - 1), h - 1)
+    exact = ways / (math.comb(n, h) * math.comb(n - h, h))
+    assert s.held == pytest.approx(exact, rel=1e-9)
+    jokers = (s.deals.hands[:, 1] == 52).sum(axis=1)
+    shares = [2 * math.comb(4, j) * math.comb(n - 6, h - 1 - j) * math.comb(n - 2 - (h - 1), h - 1) / ways
+              for j in range(1, 5)]
+    mean = sum(j * p for j, p in zip(range(1, 5), shares))
+    sd = math.sqrt(sum((j - mean) ** 2 * p for j, p in zip(range(1, 5), shares)) / 3000)
+    assert abs(jokers.mean() - mean) < 4 * sd
+
+
+def test_held_deals_do_not_depend_on_workers_or_on_how_many_games():
+    text = 'holds(0, "7♥") and jokers(0) >= 1'
+    one = sample("rami51", text, 40, seed=13)
+    three = sample("rami51", text, 40, seed=13, workers=3)
+    fewer = sample("rami51", text, 15, seed=13)
+    later = sample("rami51", text, 10, seed=13, first_game=30)
+    assert np.array_equal(one.deals.hands, three.deals.hands) and one.dealt == three.dealt
+    assert np.array_equal(one.deals.stock, three.deals.stock) and np.array_equal(one.deals.pile, three.deals.pile)
+    assert np.array_equal(one.deals.hands[:15], fewer.deals.hands)
+    assert np.array_equal(one.deals.hands[30:], later.deals.hands)
+    frames = [sim.simulate("rami51", ["greedy"] * 4, n_games=6, seed=13, workers=w, batch_size=b, condition=text)
+              for w, b in ((1, 6), (2, 2))]
+    assert frames[0].equals(frames[1])
+    firsts = frames[0].filter((frames[0]["round"] == 0) & (frames[0]["seat"] == 0)).sort("game")
+    assert firsts["deals"].to_list() == (one.deals.attempts[:6] + 1).tolist()
+
+
+def test_the_rate_with_held_cards_is_their_exact_chance_times_the_rest_measured():
+    r = rules.preset("rami51")
+    text = 'holds(0, "7♥") and jokers(0) >= 1'
+    n, h = r.deck_size, r.hand_size(0)
+    p_seven = 1 - math.comb(n - 2, h) / math.comb(n, h)
+    s = sample(r, text, 3000, seed=21)
+    assert s.held == pytest.approx(p_seven, rel=1e-12)
+    assert s.rest_rate == s.accepted / s.dealt and s.rate == pytest.approx(p_seven * s.rest_rate)
+    interval = s.rate_interval()
+    assert interval.low < s.rate < interval.high
+    assert interval.mean == pytest.approx(p_seven * s.rest_rate_interval().mean)
+    # A direct count of the whole condition over shuffled deals.
+    plain = sim.deals.deal(r, 60_000, seed=22)
+    direct = parse_condition(text).evaluate(plain).mean()
+    se = math.hypot(math.sqrt(direct * (1 - direct) / 60_000), p_seven * math.sqrt(
+        s.rest_rate * (1 - s.rest_rate) / s.dealt))
+    assert abs(s.rate - direct) < 4 * se, (s.rate, direct)
+    # The rest's rate (jokers given 7♥) against its exact value: 1 - P(no joker among the hand's other cards).
+    # One copy of 7♥ held (2 ways) or both; the hand's other cards are drawn among the 106 others.
+    no_joker = (2 * math.comb(n - 6, h - 1) + math.comb(n - 6, h - 2)) / (2 * math.comb(n - 2, h - 1)
+                                                                           + math.comb(n - 2, h - 2))
+    exact_rest = 1 - no_joker
+    assert abs(s.rest_rate - exact_rest) < 4 * math.sqrt(exact_rest * (1 - exact_rest) / s.dealt)
+
+
+def test_the_pilot_measures_the_rest_of_a_condition_with_held_cards():
+    with pytest.raises(ValueError, match=r"beyond holds\(0, \"7♥ 7♥\"\) \(dealt exactly\) is too rare"):
+        sample("rami51", 'holds(0, "7♥ 7♥") and jokers(0) == 4 and opening(1) >= 120', 5)
+    with pytest.raises(ValueError, match="can never hold"):
+        sample("rami51", 'holds(0, "7♥") and holds(1, "7♥ 7♥")', 5)

@@ -38,10 +38,11 @@ from sim.engine.melds import (
     search_contract,
     workspace,
 )
+from sim.engine.rng import STREAM_HELD_DEAL, below, derive_seed, uniform
 from sim.engine.round import deal_round, make_buffers
 from sim.engine.state import G_PILE, G_STOCK, MAX_SEATS, N_G
 
-__all__ = ["deck_streams", "deal_many", "streams_after", "contracts_held", "most_melded"]
+__all__ = ["deck_streams", "deal_many", "deal_held", "streams_after", "contracts_held", "most_melded"]
 
 
 @entry
@@ -124,6 +125,103 @@ def streams_after(rules, rnd, states, deals):
             deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
         out[i] = deck_rng[0]
     return out
+
+
+@entry
+def deal_held(orders, games, attempts, seed, rnd, hands, held, named, copies, counts, cdf):
+    """Give held hands exactly the named cards a count draw says, the rest of each deck kept in its shuffled order.
+
+    ``orders[i]``: deal ``attempts[i]`` of round ``rnd`` of game ``games[i]``,
+    the whole deck in dealing order; rewritten in place. ``hands``: where
+    each hand starts in that order, and where the last ends (the hands come
+    sorted, not shuffled). ``held``: for each
+    position, the held hand it belongs to (0 ..) or -1. ``named``: a bool per
+    card code, the cards named; ``copies[c]``: the copies of card ``c`` in the
+    deck. ``counts[j, f, c]``: the ``j``-th possible count of card ``c`` in
+    held hand ``f``, drawn with probability ``cdf[j] - cdf[j - 1]``.
+
+    From the stream ``STREAM_HELD_DEAL`` of the game, round and deal, a
+    count is drawn, and the named cards not held go to positions drawn
+    uniformly among those outside the held hands, in a uniform order. The
+    cards not named keep their shuffled order (each hand's cards, which come
+    sorted, shuffled first from the same stream) and fill the other
+    positions in turn: being a uniform shuffle of those cards, the deal is a
+    uniform shuffle given the counts held (the hands are multisets: where
+    the named cards sit inside one does not matter).
+    """
+    n, size = orders.shape
+    n_held = counts.shape[1]
+    n_codes = counts.shape[2]
+    state = np.empty(1, dtype=np.uint64)
+    outside = np.empty(size, dtype=np.int64)
+    n_outside = 0
+    for p in range(size):
+        if held[p] < 0:
+            outside[n_outside] = p
+            n_outside += 1
+    spots = np.empty(n_outside, dtype=np.int64)
+    rest = np.empty(size, dtype=np.int64)
+    out = np.empty(size, dtype=np.int64)
+    fill = np.zeros(n_held, dtype=np.int64)
+    for i in range(n):
+        state[0] = derive_seed(derive_seed(np.uint64(seed), games[i], rnd, STREAM_HELD_DEAL), attempts[i], 0,
+                               STREAM_HELD_DEAL)
+        u = uniform(state, 0)
+        j = 0
+        while j < cdf.shape[0] - 1 and cdf[j] <= u:
+            j += 1
+        # A sorted hand would give its low cards first: its cards in a uniform order, as dealt.
+        for h in range(hands.shape[0] - 1):
+            lo = hands[h]
+            for k in range(hands[h + 1] - lo - 1, 0, -1):
+                t = below(state, 0, k + 1)
+                tmp = orders[i, lo + k]
+                orders[i, lo + k] = orders[i, lo + t]
+                orders[i, lo + t] = tmp
+        # The cards not named, in their shuffled order.
+        n_rest = 0
+        for p in range(size):
+            c = orders[i, p]
+            if not named[c]:
+                rest[n_rest] = c
+                n_rest += 1
+        for p in range(size):
+            out[p] = -1
+        # Each held hand's named cards: the drawn counts, in its first positions.
+        fill[:] = 0
+        for p in range(size):
+            f = held[p]
+            if f >= 0 and fill[f] == 0:
+                q = p
+                for c in range(n_codes):
+                    for _ in range(counts[j, f, c]):
+                        out[q] = c
+                        q += 1
+                fill[f] = 1
+        # The named cards left over: uniform positions outside the held hands (a partial Fisher-Yates).
+        for k in range(n_outside):
+            spots[k] = outside[k]
+        k = 0
+        for c in range(n_codes):
+            if not named[c]:
+                continue
+            left = copies[c]
+            for f in range(n_held):
+                left -= counts[j, f, c]
+            for _ in range(left):
+                t = k + below(state, 0, n_outside - k)
+                tmp = spots[k]
+                spots[k] = spots[t]
+                spots[t] = tmp
+                out[spots[k]] = c
+                k += 1
+        r = 0
+        for p in range(size):
+            if out[p] < 0:
+                out[p] = rest[r]
+                r += 1
+        for p in range(size):
+            orders[i, p] = out[p]
 
 
 @entry

@@ -31,8 +31,12 @@ STREAM_SEARCH = 6
 """The rollouts of a searching seat's ``k``-th searched decision of a game:
 ``derive_seed(seed, game, k, ...)`` seeds that decision's rollout, whose trials
 then use the three rollout purposes above."""
+STREAM_HELD_DEAL = 7
+"""The cards a condition fixes in a conditioned deal (``sim.deals``): how many copies of each named card each
+held hand gets and where the named cards left over go, for the ``k``-th deal of round ``r`` of a game:
+``derive_seed(derive_seed(seed, game, r, ...), k, 0, ...)``."""
 STREAMS = (STREAM_SEAT_POLICY, STREAM_DECK, STREAM_ROLLOUT_SEAT_POLICY, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_DEAL,
-           STREAM_SEARCH)
+           STREAM_SEARCH, STREAM_HELD_DEAL)
 """Every purpose, each a different number."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
