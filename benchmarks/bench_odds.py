@@ -12,8 +12,9 @@ which a loaded machine disturbs far less than wall-clock time):
   deals (14 cards): hands per second, its memo warmed on other deals;
 - ``sim.odds("rami51")`` at its default precision, what ``rami odds --rules
   rami51`` computes: hands dealt, seconds, and hands per second;
-- ``sim.deals.sample`` under three conditions: deals dealt and tested per
-  second until each game's first round is accepted.
+- ``sim.deals.sample`` under four conditions: deals dealt and tested per
+  second until each game's first round is accepted (``holds()`` terms
+  dealt exactly, docs/deals.md).
 
 Target: millions of hands a second per core for the opening search.
 """
@@ -63,13 +64,15 @@ def main() -> None:
     # Conditioned deals: accepted deals per second of sim.deals.sample (the pilot included).
     from sim.deals import sample
 
-    for text, games in (("opening(0) >= 51", 20_000), ('holds(2, "7♥ 7♦")', 5_000), ("jokers(0) >= 3", 2_000)):
+    # holds() terms are dealt exactly: the deals tested are those of the other terms.
+    for text, games in (("opening(0) >= 51", 20_000), ('holds(2, "7♥ 7♦")', 5_000),
+                        ('holds(0, "7♥ 7♥ 7♦ 7♦ 7♣ 7♣ 7♠") and jokers(0) >= 1', 5_000), ("jokers(0) >= 3", 2_000)):
         sample(r, text, 10)
         t0, w0 = time.thread_time(), time.perf_counter()
         kept = sample(r, text, games, seed=1)
         cpu, wall = time.thread_time() - t0, time.perf_counter() - w0
-        print(f"  sample {text!r}: {games:,} accepted of {kept.dealt:,} dealt ({kept.rate:.2%}), {wall:.2f} s wall, "
-              f"{cpu:.2f} s CPU, {kept.dealt / cpu / 1e3:.0f} k deals tested per CPU second")
+        print(f"  sample {text!r}: {games:,} accepted of {kept.dealt:,} dealt (rate {kept.rate:.3g}), {wall:.2f} s "
+              f"wall, {cpu:.2f} s CPU, {kept.dealt / cpu / 1e3:.0f} k deals tested per CPU second")
 
 
 if __name__ == "__main__":

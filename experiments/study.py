@@ -571,13 +571,17 @@ def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame
 
 ACCEPTED = "share of deals the condition accepts"
 """The finding of a conditioned study: accepted deals over deals dealt, per game resampled."""
+REST_ACCEPTED = "share of deals the condition's other terms accept"
+"""With ``holds()`` terms dealt exactly: the share of those deals the other terms accept (measured)."""
 
 
 def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataFrame) -> list[Finding]:
     """Per cell, the share of deals the condition accepts over the games played (none without a condition).
 
     The accepted deals are dealt again from the same streams (:func:`sim.deals.sample`): a game's count is
-    its deals up to the accepted one, so the share is games over their sum, with games resampled.
+    its deals up to the accepted one, so the share is games over their sum, with games resampled. When
+    ``holds()`` terms are dealt exactly (docs/deals.md), that measured share is the other terms' (reported
+    too, as :data:`REST_ACCEPTED`), and the condition's is it times the held terms' exact chance.
     """
     if study.condition is None:
         return []
@@ -589,8 +593,14 @@ def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataF
         dealt = kept.deals.attempts.astype(np.float64) + 1.0
         est = stats.ratio_estimate(np.ones(games), dealt, design.rng_for(config, 900 + k), config.resamples,
                                    unit="game")
-        out.append(Finding(ACCEPTED, (arm.condition,), est, games,
-                           design.rounds_of(frame.filter(pl.col("arm") == arm.name)), cell_label(cell)))
+        rounds = design.rounds_of(frame.filter(pl.col("arm") == arm.name))
+        if kept.held_text is not None:
+            out.append(Finding(REST_ACCEPTED, (arm.condition,), est, games, rounds, cell_label(cell)))
+            # An exact factor: every bound of the interval scales with it.
+            p = kept.held
+            est = dataclasses.replace(est, estimate=est.estimate * p, low=est.low * p, high=est.high * p,
+                                      normal_low=est.normal_low * p, normal_high=est.normal_high * p)
+        out.append(Finding(ACCEPTED, (arm.condition,), est, games, rounds, cell_label(cell)))
     return out
 
 
@@ -666,7 +676,7 @@ def _better_word(f: Finding) -> str:
 
 def _conclusions(study: Study, findings: list[Finding]) -> list[str]:
     lines = []
-    first_metric = next((f.metric for f in findings if f.metric != ACCEPTED), "")
+    first_metric = next((f.metric for f in findings if f.metric not in (ACCEPTED, REST_ACCEPTED)), "")
     for f in findings:
         if f.metric != first_metric or len(f.arms) != 2:
             continue
@@ -692,8 +702,16 @@ def _conclusions(study: Study, findings: list[Finding]) -> list[str]:
     for f in findings:
         if f.metric == ACCEPTED:
             where = f" ({f.group})" if f.group else ""
+            rest = next((g for g in findings if g.metric == REST_ACCEPTED and g.arms == f.arms and g.group == f.group),
+                        None)
+            # The whole rate is the held terms' exact chance times the measured share: their ratio is the chance.
+            held = "" if rest is None else (
+                f": its holds() terms, dealt exactly, have the exact chance "
+                f"{wording.fmt(f.metric, f.estimate.estimate / rest.estimate.estimate)}, times the share "
+                f"{wording.fmt(rest.metric, rest.estimate.estimate)} (95% interval {wording.interval_text(rest)}) of "
+                f"those deals its other terms accept")
             lines.append(f"The condition `{f.arms[0]}`{where} accepts {wording.fmt(f.metric, f.estimate.estimate)} of "
-                         f"the deals dealt (95% interval {wording.interval_text(f)}); every arm plays the same "
+                         f"the deals dealt (95% interval {wording.interval_text(f)}){held}; every arm plays the same "
                          f"accepted deals{', and the measures count that first round alone' if study.rounds == 'first' else ''}.")
     e = findings[0].estimate if findings else None
     if e is not None:
@@ -707,7 +725,8 @@ def _effect_word(f: Finding) -> str:
 
 def _figures(study: Study, frame: pl.DataFrame, findings: list[Finding]) -> dict[str, Figure]:
     out: dict[str, Figure] = {}
-    first_metric = next((f.metric for f in findings if f.metric != ACCEPTED), "points per round")
+    first_metric = next((f.metric for f in findings if f.metric not in (ACCEPTED, REST_ACCEPTED)),
+                        "points per round")
     percent = wording.is_share(first_metric)
     pairs = [f for f in findings if f.metric == first_metric and len(f.arms) == 2 and not f.group.startswith(
         ("effect of", "interaction"))]
@@ -762,8 +781,11 @@ def _page_blocks(study: Study) -> Callable[[list[design.Results]], list[tuple]]:
         if study.sweep:
             out.append(("table", ["factor", "levels"], [[k, ", ".join(map(str, v))] for k, v in study.sweep.items()]))
         if study.condition is not None:
+            held = deals_lib.Condition(study.condition).held_terms if "{" not in study.condition else []
             out.append(("p", f"Conditioned deals: each game's first round is dealt from its deck stream until "
-                             f"`{study.condition}` holds (docs/deals.md), the same accepted deals for every arm; "
+                             f"`{study.condition}` holds (docs/deals.md), the same accepted deals for every arm"
+                             + (f" ({' and '.join(held)} dealt exactly, the rest of the deck shuffled)" if held else "")
+                             + "; "
                              + ("the measures count that round alone." if study.rounds == "first" else
                                 "the measures count every round of the game.")))
         return out

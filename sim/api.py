@@ -194,9 +194,13 @@ def simulate(
         until a deal is accepted, so every strategy plays the same accepted
         deals; later rounds are dealt as usual. The frame then has a column
         ``deals``: the deals dealt for that game's first round, the accepted
-        one included (the acceptance rate is games / their sum). A condition
-        accepted by under 1 deal in 10,000 of a pilot is refused with its
-        rate. With ``out``, the condition (a text) joins the dataset's identity
+        one included (the acceptance rate is games / their sum). A
+        ``holds()`` term of the condition's top-level ``and`` is dealt
+        exactly, the rest of the deck shuffled: ``deals`` then counts the
+        deals its other terms were tested on, and the condition's rate is
+        the held terms' exact chance (``sim.deals.Condition.held``) times
+        games / their sum. A condition accepted by under 1 deal in 10,000 of
+        a pilot (its terms not dealt exactly) is refused with its rate. With ``out``, the condition (a text) joins the dataset's identity
         and the dataset has no ``deals`` column; not with ``scheduler``.
 
     Returns

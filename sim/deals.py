@@ -12,7 +12,10 @@ condition on the hands dealt, such as ``"jokers(0) >= 1 and opening(0) >=
 ``ast`` and a whitelist, never ``eval``) or a Python predicate. A rejected
 deal is followed by the next deal of the same game's deck stream, so every
 seed's accepted deals are reproducible, and a condition too rare to sample
-is refused with its rate measured on a pilot.
+is refused with its rate measured on a pilot. A ``holds()`` term of the
+condition's top-level ``and`` is not rejected on but dealt exactly, the rest
+of the deck shuffled (:meth:`Condition.held`, ``sim.engine.deals.deal_held``),
+so a hand given rare cards is sampled as fast as any other.
 """
 
 from __future__ import annotations
@@ -341,9 +344,9 @@ class Condition:
         self._predicate = None
         self._tree = None
         self._shift = 0
-        # The terms the whole condition is the conjunction of: (seat, cards) for a holds() with a seat
+        # The terms the whole condition is the conjunction of: (seat, cards, text) for a holds() with a seat
         # number, dealt exactly (:meth:`held`), else None; and the term's evaluation.
-        self._conjuncts: list[tuple[tuple[int, tuple[int, ...]] | None, Any]] = []
+        self._conjuncts: list[tuple[tuple[int, tuple[int, ...], str] | None, Any]] = []
         self._held: dict[tuple[Ruleset, int], Held | None] = {}
         self._seats: list[tuple[int, Any]] = []
         self._holds: list[tuple[tuple[int, ...], Any]] = []
@@ -379,18 +382,19 @@ class Condition:
             kind, node = self._node(tree.body, text, False)
             if kind != "truth":
                 self._fail(text, tree.body, "a number is not a condition; compare it, e.g. 'opening(0) >= 51'")
-            self._conjuncts = [(self._held_term(tree.body), node)]
+            self._conjuncts = [(self._held_term(tree.body, text), node)]
             return node
         parts = [self._truth(term, text, False) for term in terms]
-        self._conjuncts = [(self._held_term(term), part) for term, part in zip(terms, parts)]
+        self._conjuncts = [(self._held_term(term, text), part) for term, part in zip(terms, parts)]
         return lambda b, s: np.logical_and.reduce([p(b, s) for p in parts])
 
     @staticmethod
-    def _held_term(node) -> tuple[int, tuple[int, ...]] | None:
-        """``(seat, cards)`` when the term (already read) is ``holds(seat number, "cards")``, else None."""
+    def _held_term(node, text: str) -> tuple[int, tuple[int, ...], str] | None:
+        """``(seat, cards, its text)`` when the term (already read) is ``holds(seat number, "cards")``, else None."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "holds" \
                 and isinstance(node.args[0], ast.Constant):
-            return node.args[0].value, tuple(sorted(int(c) for c in cardlib.parse(node.args[1].value)))
+            return (node.args[0].value, tuple(sorted(int(c) for c in cardlib.parse(node.args[1].value))),
+                    ast.get_source_segment(text.strip(), node) or "holds(...)")
         return None
 
     def _fail(self, text: str, node, message: str) -> None:
@@ -531,6 +535,11 @@ class Condition:
         if self._contract is not None and ruleset.game != "contrat":
             self._fail(self.text, self._contract, f"contract() is Rami contrat's, not {ruleset.game}'s")
 
+    @property
+    def held_terms(self) -> list[str]:
+        """The texts of the ``holds()`` terms that may be dealt exactly (:meth:`held`), in the condition's order."""
+        return [term[2] for term, _ in self._conjuncts if term is not None]
+
     def held(self, ruleset: Ruleset, round_index: int = 0) -> "Held | None":
         """The ``holds()`` terms of the condition dealt exactly in round ``round_index``, or None: none is.
 
@@ -551,7 +560,7 @@ class Condition:
         wanted: dict[int, dict[int, int]] = {}
         for term, _ in self._conjuncts:
             if term is not None:
-                seat, cards = term
+                seat, cards, _ = term
                 need = wanted.setdefault(seat, {})
                 for c in set(cards):
                     # Two terms on one seat: the hand holds the larger count of each card.
@@ -575,8 +584,7 @@ class Condition:
             named = np.zeros(53, dtype=bool)
             named[[c for need in chosen.values() for c in need]] = True
             copies = np.array([ruleset.n_jokers if c == 52 else ruleset.decks for c in range(53)], dtype=np.int64)
-            held = Held(tuple(chosen), " and ".join(f'holds({seat}, "{cardlib.format(cards)}")'
-                                                    for seat, cards in terms),
+            held = Held(tuple(chosen), " and ".join(term[2] for term in terms),
                         float(Fraction(int(sum(int(w) for w in weights)), total)), counts, cdf / cdf[-1], named,
                         copies)
         self._held[key] = held
@@ -874,7 +882,10 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
     stream (the very deal :func:`sim.simulate` plays); a deal the condition
     rejects is followed by the next deal of the same stream, until one is
     accepted. The accepted deals are therefore the same whatever ``n``,
-    ``workers`` or the strategies to be played on them.
+    ``workers`` or the strategies to be played on them. The condition's
+    top-level ``holds()`` terms are dealt exactly instead (docs/deals.md,
+    "Cards dealt exactly"): the rate measured is then the other terms',
+    ``Sample.rate`` that times the held cards' exact chance.
 
     Parameters
     ----------

@@ -357,3 +357,18 @@ def test_the_pilot_measures_the_rest_of_a_condition_with_held_cards():
         sample("rami51", 'holds(0, "7♥ 7♥") and jokers(0) == 4 and opening(1) >= 120', 5)
     with pytest.raises(ValueError, match="can never hold"):
         sample("rami51", 'holds(0, "7♥") and holds(1, "7♥ 7♥")', 5)
+
+
+@pytest.mark.parametrize("preset,round_index", [("rami51-classic", 0), ("contrat", 3)])
+def test_held_cards_keep_the_deck_whole_when_hands_differ_in_size(preset, round_index):
+    # The first player's extra card (Rami 51 classic) and the rounds' hand sizes (contrat): the held hand and
+    # the others keep their sizes, every card of the deck dealt once.
+    r = rules.preset(preset)
+    first = round_index % r.players
+    text = f'holds({first}, "7♥ ★") and holds({(first + 1) % r.players}, "7♥")'
+    s = sample(r, text, 200, seed=2, round_index=round_index, stock_cards=sim.deals.stock_size(r, round_index))
+    assert parse_condition(text).evaluate(s.deals).all()
+    plain = sim.deals.deal(r, 1, seed=2, round_index=round_index, stock_cards=sim.deals.stock_size(r, round_index))
+    deck = sorted(plain.orders()[0].tolist())
+    assert all(sorted(row) == deck for row in s.deals.orders().tolist())
+    assert np.array_equal((s.deals.hands >= 0).sum(axis=2), np.repeat((plain.hands >= 0).sum(axis=2), 200, axis=0))

@@ -276,6 +276,30 @@ def test_a_conditioned_study_plays_accepted_deals_and_reports_the_acceptance_rat
     assert frame.select("game").unique().height == 12
 
 
+def test_a_study_with_held_cards_reports_their_exact_chance_times_the_rest_measured():
+    import math
+
+    from sim import deals
+
+    text = 'holds(0, "7♥") and jokers(0) >= 1'
+    spec = {"name": "sevens", "players": 3, "games": 12, "seeds": [2], "condition": text,
+            "arms": {"greedy": {"focal": "greedy", "field": "greedy"},
+                     "waits": {"focal": "greedy:open_extra=20", "field": "greedy"}}}
+    results = S.run_study(S.read_study(spec), workers=2)
+    rate = next(f for f in results.findings if f.metric == S.ACCEPTED)
+    rest = next(f for f in results.findings if f.metric == S.REST_ACCEPTED)
+    direct = deals.sample("rami51", text, 12, seed=2, players=3)
+    r = sim.rules.preset("rami51")
+    n, h = r.deck_size, r.hand_size(0)
+    chance = 1 - math.comb(n - 2, h) / math.comb(n, h)
+    assert rest.estimate.estimate == pytest.approx(direct.accepted / direct.dealt)
+    assert rate.estimate.estimate == pytest.approx(chance * direct.accepted / direct.dealt)
+    assert rate.estimate.low == pytest.approx(chance * rest.estimate.low)
+    assert any("dealt exactly" in line and "accepts" in line for line in results.conclusions)
+    firsts = results.runs[0].frame.filter((pl.col("arm") == "greedy") & (pl.col("round") == 0))
+    assert firsts.select("game").unique().height == 12
+
+
 @pytest.mark.parametrize("condition,needles", [
     ("jokers(0) >= ", ["condition", "at its end", "cannot be read"]),
     ("jokers(7) >= 1", ["seat 7"]),

@@ -204,8 +204,18 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
         rate = kept.rate_interval()
         report["condition"] = {"text": condition, "accepted": kept.accepted, "dealt": kept.dealt,
                                "rate": rate.mean, "low": rate.low, "high": rate.high}
-        lines.append(f"condition {condition!r}: {kept.accepted:,} of {kept.dealt:,} first deals accepted "
-                     f"({rate.mean:.2%}, 95% interval {rate.low:.2%} to {rate.high:.2%})")
+        if kept.held_text is None:
+            lines.append(f"condition {condition!r}: {kept.accepted:,} of {kept.dealt:,} first deals accepted "
+                         f"({rate.mean:.2%}, 95% interval {rate.low:.2%} to {rate.high:.2%})")
+        else:
+            # The held cards are dealt exactly: their chance is computed, only the rest is measured.
+            rest = kept.rest_rate_interval()
+            report["condition"] |= {"held": kept.held_text, "held_chance": kept.held, "rest_rate": rest.mean,
+                                    "rest_low": rest.low, "rest_high": rest.high}
+            lines.append(f"condition {condition!r}: {kept.held_text} dealt exactly (chance {kept.held:.4g}); the "
+                         f"rest accepted {kept.accepted:,} of {kept.dealt:,} first deals ({rest.mean:.2%}, 95% "
+                         f"interval {rest.low:.2%} to {rest.high:.2%}); the whole condition's rate "
+                         f"{rate.mean:.4g} (95% interval {rate.low:.4g} to {rate.high:.4g})")
     if as_json:
         emit_json(report)
         return
