@@ -66,7 +66,8 @@ def main() -> None:
 
     # holds() terms are dealt exactly: the deals tested are those of the other terms.
     for text, games in (("opening(0) >= 51", 20_000), ('holds(2, "7♥ 7♦")', 5_000),
-                        ('holds(0, "7♥ 7♥ 7♦ 7♦ 7♣ 7♣ 7♠") and jokers(0) >= 1', 5_000), ("jokers(0) >= 3", 2_000)):
+                        ('holds(0, "7♥ 7♥ 7♦ 7♦ 7♣ 7♣ 7♠") and jokers(0) >= 1', 5_000),
+                        ("jokers(0) >= 3", 2_000)):
         sample(r, text, 10)
         t0, w0 = time.thread_time(), time.perf_counter()
         kept = sample(r, text, games, seed=1)

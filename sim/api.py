@@ -200,8 +200,9 @@ def simulate(
         deals its other terms were tested on, and the condition's rate is
         the held terms' exact chance (``sim.deals.Condition.held``) times
         games / their sum. A condition accepted by under 1 deal in 10,000 of
-        a pilot (its terms not dealt exactly) is refused with its rate. With ``out``, the condition (a text) joins the dataset's identity
-        and the dataset has no ``deals`` column; not with ``scheduler``.
+        a pilot (its terms not dealt exactly) is refused with its rate. With
+        ``out``, the condition (a text) joins the dataset's identity and the
+        dataset has no ``deals`` column; not with ``scheduler``.
 
     Returns
     -------

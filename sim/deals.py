@@ -754,7 +754,7 @@ class Sample:
 
     @property
     def rate(self) -> float:
-        """The whole condition's acceptance rate: ``held`` times accepted / dealt (accepted / dealt without held terms)."""
+        """The whole condition's acceptance rate: ``held`` times accepted / dealt (1 times it without held terms)."""
         return self.held * self.accepted / self.dealt
 
     def rest_rate_interval(self):

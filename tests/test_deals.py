@@ -275,8 +275,12 @@ def test_a_condition_far_too_rare_to_reject_on_is_dealt_exactly_and_fast():
         assert len(whole) == 4 * h + 1 + r.players
 
 
-@pytest.mark.parametrize("text", ['holds(0, "7♥") and jokers(0) >= 1', 'jokers(2) == 0 and holds(1, "★ 7♦") and '
-                                  'holds(2, "7♦ K♠") and opening(3) >= 20', 'holds(0, "A♠") and holds(0, "A♠ A♠ 2♠")'])
+@pytest.mark.parametrize("text", [
+    'holds(0, "7♥") and jokers(0) >= 1',
+    'jokers(2) == 0 and holds(1, "★ 7♦") and holds(2, "7♦ K♠") and opening(3) >= 20',
+    'holds(0, "A♠") and holds(0, "A♠ A♠ 2♠")',
+    '(holds(3, "K♠ K♠") and melds(3) >= 3) and not holds(1, "A♣")',
+])
 def test_every_deal_with_held_cards_satisfies_the_whole_condition(text):
     r = rules.preset("rami51")
     s = sample(r, text, 300, seed=12, stock_cards=sim.deals.stock_size(r))
@@ -372,3 +376,25 @@ def test_held_cards_keep_the_deck_whole_when_hands_differ_in_size(preset, round_
     deck = sorted(plain.orders()[0].tolist())
     assert all(sorted(row) == deck for row in s.deals.orders().tolist())
     assert np.array_equal((s.deals.hands >= 0).sum(axis=2), np.repeat((plain.hands >= 0).sum(axis=2), 200, axis=0))
+
+
+def test_rami_simulate_reports_the_held_chance_the_rest_measured_and_their_product(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    text = 'holds(0, "7♥") and jokers(0) >= 1'
+    args = ["simulate", "--games", "30", "--workers", "1", "--seed", "3", "--condition", text,
+            "--out", str(tmp_path / "d")]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)["condition"]
+    kept = sample("rami51", text, 30, seed=3)
+    assert report["held"] == 'holds(0, "7♥")' and report["held_chance"] == kept.held
+    assert (report["accepted"], report["dealt"]) == (30, kept.dealt)
+    assert report["rest_rate"] == pytest.approx(30 / kept.dealt)
+    assert report["rate"] == pytest.approx(kept.held * 30 / kept.dealt)
+    lines = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "e")]).output
+    assert 'holds(0, "7♥") dealt exactly (chance 0.2272)' in lines and "the whole condition's rate" in lines
