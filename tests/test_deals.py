@@ -398,3 +398,21 @@ def test_rami_simulate_reports_the_held_chance_the_rest_measured_and_their_produ
     assert report["rate"] == pytest.approx(kept.held * 30 / kept.dealt)
     lines = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "e")]).output
     assert 'holds(0, "7♥") dealt exactly (chance 0.2272)' in lines and "the whole condition's rate" in lines
+
+
+def test_seats_past_the_counts_limit_are_left_to_rejection():
+    # Seat 0 holds every club: one copy each. Seat 1's A♣ with seat 0's cards would make 3**12 possible counts,
+    # more than HELD_COUNTS: seat 1's term is tested deal by deal, on deals where seat 0 holds its clubs.
+    r = rules.preset("rami51")
+    clubs = "A♣ 2♣ 3♣ 4♣ 5♣ 6♣ 7♣ 8♣ 9♣ 10♣ J♣ Q♣ K♣"
+    text = f'holds(0, "{clubs}") and holds(1, "A♣")'
+    held = parse_condition(text).held(r)
+    assert held.seats == (0,) and held.text == f'holds(0, "{clubs}")'
+    n, h = r.deck_size, r.hand_size(0)
+    assert held.probability == pytest.approx(2 ** 13 / math.comb(n, h), rel=1e-12)
+    s = sample(r, text, 300, seed=6)
+    assert parse_condition(text).evaluate(s.deals).all()
+    # The other A♣ is in seat 1's hand with chance 13 / 95 (95 cards outside seat 0's hand).
+    expected = 13 / (n - h)
+    assert abs(s.rest_rate - expected) < 4 * math.sqrt(expected * (1 - expected) / s.dealt)
+    assert s.rate == pytest.approx(held.probability * s.rest_rate)
