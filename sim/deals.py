@@ -684,20 +684,29 @@ def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]
         per_card.append([k for k in itertools.product(*ranges) if sum(k) <= m])
     if math.prod(len(o) for o in per_card) > HELD_COUNTS:
         return None
+    # The least count each hand must still take from the cards after the i-th: a count past the hand's size
+    # is cut off as soon as it cannot fit, not after every combination of the cards after it.
+    least = [[sum(wanted[s].get(c, 0) for c in codes[i:]) for s in seats] for i in range(len(codes) + 1)]
     rows, weights = [], []
-    for combo in itertools.product(*per_card):
-        held = [sum(k[f] for k in combo) for f in range(len(seats))]
-        free = [h - k for h, k in zip(sizes, held)]
-        if min(free) < 0:
-            continue
-        # The named cards' copies split among the hands and the rest of the deck; the hands filled with others.
-        w = math.prod(_multinomial(m, list(k)) for m, k in zip(copies, combo)) * _multinomial(others, free)
-        if w:
-            row = np.zeros((len(seats), 53), dtype=np.int64)
-            for c, k in zip(codes, combo):
-                row[:, c] = k
-            rows.append(row)
-            weights.append(w)
+
+    def extend(i: int, combo: list, held: list[int]) -> None:
+        if i == len(codes):
+            free = [h - k for h, k in zip(sizes, held)]
+            # The named cards' copies split among the hands and the rest of the deck; the hands filled with others.
+            w = math.prod(_multinomial(m, list(k)) for m, k in zip(copies, combo)) * _multinomial(others, free)
+            if w:
+                row = np.zeros((len(seats), 53), dtype=np.int64)
+                for c, k in zip(codes, combo):
+                    row[:, c] = k
+                rows.append(row)
+                weights.append(w)
+            return
+        for k in per_card[i]:
+            now = [a + b for a, b in zip(held, k)]
+            if all(x + rest <= h for x, rest, h in zip(now, least[i + 1], sizes)):
+                extend(i + 1, [*combo, k], now)
+
+    extend(0, [], [0] * len(seats))
     counts = np.array(rows, dtype=np.int64).reshape(len(rows), len(seats), 53)
     return counts, np.array(weights, dtype=object), _multinomial(r.deck_size, sizes)
 
