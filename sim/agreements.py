@@ -46,7 +46,7 @@ from sim.api import play_traced, resolve, ruleset_label
 from sim.intervals import ratio_interval
 from sim.position import Position
 
-__all__ = ["Agreement", "Disagreement", "agreement", "yardstick_choice"]
+__all__ = ["Agreement", "Disagreement", "agreement", "agreement_table", "position_text", "yardstick_choice"]
 
 TABLE_SCHEMA = {"kind": pl.String, "decisions": pl.Int64, "agreements": pl.Int64, "share": pl.Float64,
                 "low": pl.Float64, "high": pl.Float64}
@@ -250,7 +250,13 @@ def _ordered_kinds(met: Sequence[str]) -> list[str]:
     return [k for k in KINDS if k in seen] + [k for k in seen if k not in KINDS]
 
 
-def _summary(decisions: pl.DataFrame, games: int) -> pl.DataFrame:
+def agreement_table(decisions: pl.DataFrame, games: int) -> pl.DataFrame:
+    """The table of :class:`Agreement` from its ``decisions`` frame over games ``0 .. games - 1``.
+
+    One row per kind of decision met (a turn's ``draw``, ``lay``, ``discard`` first, then any other kind in the
+    order first met), then ``"all"``: decisions, agreements, their share and its 95% interval, the games as
+    clusters (a game without a decision of that kind counts as a cluster with none).
+    """
     rows = []
     kinds = _ordered_kinds(decisions["kind"].to_list())
     for kind in [*kinds, "all"]:
@@ -335,6 +341,6 @@ def agreement(
     decisions = pl.DataFrame(rows, schema=DECISION_SCHEMA)
     return Agreement(
         strategy=measured.name, yardstick=judge.name, ruleset=ruleset_label(r), table_strategies=tuple(names),
-        seats=focal, games=games, seed=int(seed), table=_summary(decisions, games), decisions=decisions,
+        seats=focal, games=games, seed=int(seed), table=agreement_table(decisions, games), decisions=decisions,
         disagreements=tuple(d for _, part in parts for d in part),
     )

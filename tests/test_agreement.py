@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 
+import polars as pl
 import pytest
 
 import sim
-from sim.agreements import yardstick_choice
+from sim.agreements import DECISION_SCHEMA, agreement_table, yardstick_choice
 from sim.analysis.analyse import walk
 from sim.rollouts import redeal
 
@@ -93,3 +95,31 @@ def test_one_game_has_no_interval_and_bad_arguments_are_refused_before_any_game(
         sim.agreement("expert", "oracle", games=1)
     with pytest.raises(ValueError, match="no 'may_i' decision"):
         one.row("may_i")
+
+
+def test_a_kind_of_decision_beyond_the_three_gets_its_row():
+    # A "Puis-je ?" decision, once positions stop there, flows through like the others: after the turn's kinds.
+    rows = [(0, 1, "discard", True), (0, 2, "may_i", False), (1, 3, "draw", True), (1, 4, "may_i", True),
+            (1, 5, "discard", False)]
+    decisions = pl.DataFrame(
+        [{"game": g, "event": e, "round": 0, "turn": 0, "seat": 0, "kind": k, "choices": 2, "agreed": a}
+         for g, e, k, a in rows], schema=DECISION_SCHEMA)
+    table = agreement_table(decisions, games=3)
+    assert table["kind"].to_list() == ["draw", "discard", "may_i", "all"]
+    assert table["decisions"].to_list() == [1, 2, 2, 5] and table["agreements"].to_list() == [1, 1, 1, 3]
+
+
+def test_the_command_prints_the_table_and_its_json():
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    args = ["agree", "expert", "--yardstick", "expert", "--games", "2", "--max-rounds", "1", "--workers", "1"]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "Agreement of expert with expert" in text.stdout and "100.0%" in text.stdout
+    found = CliRunner().invoke(main, [*args, "--json"])
+    assert found.exit_code == 0, found.output
+    data = json.loads(found.stdout)
+    assert data["table"][-1]["kind"] == "all" and data["table"][-1]["share"] == 1.0
+    assert data["disagreements_total"] == 0 and data["seats"] == [0]
