@@ -220,8 +220,9 @@ def _name(s: str | strategy_lib.Strategy) -> str:
     return s if isinstance(s, str) else strategy_lib.get(s).name
 
 
-def _one_game(r: rules_lib.Ruleset, chosen: list[strategy_lib.Strategy], yardstick: strategy_lib.Strategy, seats: tuple[int, ...],
-              seed: int, game: int, max_rounds: int | None) -> tuple[list[dict[str, Any]], list[Disagreement]]:
+def _one_game(r: rules_lib.Ruleset, chosen: list[strategy_lib.Strategy], yardstick: strategy_lib.Strategy,
+              seats: tuple[int, ...], seed: int, game: int,
+              max_rounds: int | None) -> tuple[list[dict[str, Any]], list[Disagreement]]:
     """Every compared decision of game ``game`` and its disagreements."""
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     events = play_traced(r, chosen, seed=seed, game=game, **extra)
