@@ -9,7 +9,8 @@ reads back) and :func:`play_traced` records every event of one;
 :func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
 each of its choices out on the same futures; :func:`analyse` values every
-decision of a traced game that way.
+decision of a traced game that way; :func:`agreement` measures how often a
+strategy chooses what the searching player would at the same positions.
 """
 
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from sim import cards, provenance, rules
 
 __all__ = [
-    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "analyse",
+    "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "agreement", "analyse",
     "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "rollout", "rules", "simulate", "study",
 ]
 
@@ -59,6 +60,10 @@ def __getattr__(name: str) -> Any:
         import experiments.study
 
         return experiments.study.run_study
+    if name == "agreement":
+        from sim import agreements
+
+        return agreements.agreement
     if name == "advise":
         from sim import advice
 

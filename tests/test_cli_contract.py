@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import sim
 from sim.cli import main
 from sim.cli.advise import check_advise
+from sim.cli.agree import check_agree
 from sim.cli.analyse import check_analyse
 from sim.cli.common import (
     EXIT_INTERRUPTED,
@@ -142,6 +143,24 @@ CASES = [
     (["analyse", "--trace", "foreign"], 2, ["--trace", "foreign"]),
     (["analyse", "--trace", "missing.json"], 2, ["--trace 'missing.json'", "cannot read it"]),
     (["analyse", "--trace", "afile", "--game", "2"], 2, ["--trace names its game", "--game"]),
+    # agree
+    (["agree", "expert", "--games", "-1"], 2, ["--games", "-1"]),
+    (["agree", "expert", "--games", "0"], 2, ["--games"]),
+    (["agree", "genius"], 2, ["STRATEGY", "unknown strategy 'genius'"]),
+    (["agree", "expert,greedy"], 2, ["STRATEGY 'expert,greedy'", "give one strategy"]),
+    (["agree", ""], 2, ["STRATEGY is empty"]),
+    (["agree"], 2, ["Missing argument 'STRATEGY'"]),
+    (["agree", "expert", "--yardstick", "oracle"], 2, ["--yardstick", "unknown strategy 'oracle'"]),
+    (["agree", "expert", "--yardstick", "search:trials=1"], 2, ["--yardstick", "trials"]),
+    (["agree", "expert", "--field", "greedy,genius"], 2, ["--field", "'genius'"]),
+    (["agree", "expert", "--field", "greedy,greedy,greedy,greedy,greedy"], 2, ["--field names 5 other seats"]),
+    (["agree", "expert", "--seats", "7"], 2, ["--seats '7'", "out of range"]),
+    (["agree", "expert", "--seats", "0,1,2,3"], 2, ["--seats '0,1,2,3'", "leave one to the field"]),
+    (["agree", "expert", "--seats", ""], 2, ["--seats"]),
+    (["agree", "expert", "--workers", "0"], 2, ["--workers"]),
+    (["agree", "expert", "--examples", "-1"], 2, ["--examples"]),
+    (["agree", "expert", "--seed", BIG], 2, ["--seed"]),
+    (["agree", "expert", "--rules", "rami52"], 2, ["unknown preset 'rami52'"]),
     # advise
     (["advise", "--rollouts", "5"], 2, ["--rollouts 5 needs --event"]),
     (["advise", "--rollouts", "-1", "--event", "9"], 2, ["--rollouts"]),
@@ -366,6 +385,12 @@ COMMANDS = {
                  "--mark": WORDS, "--workers": NUMBERS, "--rollout-seed": NUMBERS, "--trace": WORDS}, st.just([]),
                 lambda p: check_analyse(p["ruleset"], p["overrides"], p["seat_names"], p["seat_text"], p["marks"],
                                         p["trace_file"], [])),
+    "agree": ({"--rules": TRACED["--rules"], "--set": SETTINGS, "--yardstick": st.one_of(SEATS, WORDS),
+               "--field": st.one_of(SEATS, WORDS), "--games": NUMBERS, "--seats": WORDS, "--seed": NUMBERS,
+               "--workers": NUMBERS, "--max-rounds": NUMBERS, "--examples": NUMBERS},
+              st.lists(st.one_of(SEATS, WORDS), min_size=1, max_size=1),
+              lambda p: check_agree(p["strategy"], p["yardstick"], p["ruleset"], p["overrides"], p["field"],
+                                    p["seat_text"])),
     "simulate": ({**TRACED, "--games": NUMBERS, "--workers": NUMBERS, "--batch-size": NUMBERS, "--out": WORDS},
                  st.just([]), lambda p: check_simulate(p["ruleset"], p["overrides"], p["seat_names"], p["out"])),
     "hand": ({"--rules": TRACED["--rules"], "--set": SETTINGS}, st.lists(WORDS, max_size=4),
@@ -411,7 +436,7 @@ def test_random_values_pass_every_check_or_are_refused_with_one_line_naming_thei
             assert exc.param.opts[0] in message or exc.param.name.upper() in message, message
     except BadValue as exc:
         message = exc.format_message()
-        named = [*chosen, "NAME", "HAND", "no cards given", "players", "knob", "preset", "ruleset", "seats"]
+        named = [*chosen, "NAME", "HAND", "STRATEGY", "no cards given", "players", "knob", "preset", "ruleset", "seats"]
         assert any(word in message for word in named), (message, args)
     except click.ClickException as exc:  # an output folder that cannot be used
         assert exc.exit_code == 1 and "--out" in exc.format_message(), exc.format_message()

@@ -203,8 +203,16 @@ def command_lines(draw):
     """
     clean = draw(st.booleans())
     invalid = False
-    command = draw(st.sampled_from(["rules", "hand", "strategies", "simulate", "advise"]))
+    command = draw(st.sampled_from(["rules", "hand", "strategies", "simulate", "advise", "agree"]))
     args = [command]
+    if command == "agree":
+        # The strategy measured, against itself as the yardstick (no search: one round of one game stays quick).
+        spec = draw(st.sampled_from(["greedy", "expert", "expert:jokers=2"]) if clean else
+                    st.lists(spec_parts, max_size=6).map("".join))
+        args += [spec, "--yardstick", "expert", "--max-rounds", "1", "--workers", "1"]
+        games = draw(st.integers(1, 2) if clean else st.integers(-1, 2))
+        invalid |= games < 1
+        args += ["--games", str(games)]
     preset, overridden, tokens = "rami51", False, []
     if command != "strategies" and draw(st.booleans()):
         preset = draw(st.sampled_from(rules.PRESETS if clean else [*rules.PRESETS, "rami52", ""]))
@@ -242,9 +250,9 @@ def command_lines(draw):
             invalid |= event < 0
             args += ["--event", str(event)]
     for flag in ("--json", "--ascii"):
-        if (clean and flag == "--ascii" and command not in ("hand", "advise")) or not draw(st.booleans()):
+        if (clean and flag == "--ascii" and command not in ("hand", "advise", "agree")) or not draw(st.booleans()):
             continue
-        invalid |= flag == "--ascii" and command not in ("hand", "advise")
+        invalid |= flag == "--ascii" and command not in ("hand", "advise", "agree")
         args.append(flag)
     hand = (preset, tokens) if command == "hand" and not overridden and not invalid else None
     return args, invalid, hand
