@@ -2,7 +2,7 @@
 
 A :class:`Position` is made from a trace and an event index
 (:meth:`Position.from_trace`) or from a scripted deal (:meth:`Position.deal`).
-It names the seat to move and the decision it faces:
+It names the seat that decides and the decision it faces:
 
 ``"draw"``
     take the pile's top (``"take 9♠"``) or draw from the stock (``"stock"``);
