@@ -211,7 +211,7 @@ def test_a_rollouts_play_to_the_end_is_the_machines_decision_by_decision(preset,
     checked = 0
     for game in range(3):
         events = sim.play_traced(preset, seating, seed=11, game=game, max_rounds=2)
-        kinds = {"deal", "draw", "meld", "add", "discard", "open"}
+        kinds = {"deal", "draw", "meld", "add", "discard", "open", "may_i"}
         for index in [i for i, e in enumerate(events) if e["type"] in kinds][::5]:
             if events[index - 1]["type"] == "recover":
                 with pytest.raises(ValueError, match=f"part of that decision.*give event {index - 1}"):
