@@ -3,11 +3,13 @@
 The turn's steps, each a function on the round state ``st``
 (:class:`sim.engine.state.RoundState`) and the round scalars ``g``, in
 their order: :func:`begin_turn`, :func:`draws`, :func:`take_check`, then
-:func:`take_top` or :func:`draw_stock`, :func:`laying_starts`, then
-:func:`list_layings` and :func:`lay` until the seat stops,
+:func:`take_top` or :func:`draw_stock` (then, in Rami contrat, "Puis-je ?"
+asked of each other seat: :func:`may_i` and its steps), :func:`laying_starts`,
+then :func:`list_layings` and :func:`lay` until the seat stops,
 :func:`list_discards` and :func:`throw`. Between them the seat's policy
-decides (:func:`decide_take`, :func:`decide_action`,
-:func:`decide_discard`, asking :mod:`sim.engine.policies`).
+decides (:func:`decide_take`, :func:`decide_may_i` for an asker,
+:func:`decide_action`, :func:`decide_discard`, asking
+:mod:`sim.engine.policies`).
 
 :func:`play_turn` calls them in one go, inlined into the round loop;
 :mod:`sim.engine.position` calls the same steps one decision at a time, so
