@@ -481,11 +481,12 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     position = before
     if advised.kind != own.kind or not np.array_equal(advised.vector(), own.vector()):
         position = before.with_strategies([advised if s == seat else st for s, st in enumerate(before.strategies)])
-    # The advised turn: the seat's decisions until the next seat's turn or the round's end.
+    # The advised turn: the seat's decisions until the next seat's turn or the round's end (the other seats
+    # answer "Puis-je ?" during it with their own strategies).
     at_discard = None
     thrown = None
     turn = before.turn
-    while position.decision != "over" and position.seat == seat and position.turn == turn:
+    while position.decision != "over" and position.mover == seat and position.turn == turn:
         at = position
         choice, position = position.step()
         if at.decision == "discard":

@@ -2,7 +2,7 @@
 
 A :class:`Position` is made from a trace and an event index
 (:meth:`Position.from_trace`) or from a scripted deal (:meth:`Position.deal`).
-It names the seat to move and the decision it faces:
+It names the seat that decides and the decision it faces:
 
 ``"draw"``
     take the pile's top (``"take 9♠"``) or draw from the stock (``"stock"``);
@@ -11,11 +11,13 @@ It names the seat to move and the decision it faces:
     ``"add 7♥ to 2"``, ``"recover 5♠ from 1, meld ..."``) or ``"stop"``;
 ``"discard"``
     the card to throw (``"9♠"``);
+``"may_i"``
+    Rami contrat, after another seat drew from the stock: say "Puis-je ?"
+    for the pile's top (``"ask for 7♣ (\"Puis-je ?\")"``) or ``"pass"``;
+    the seat that decides is the one asked, not the seat to move;
 ``"over"``
     the round is over.
 
-"Puis-je ?" (Rami contrat) is asked of the other seats during a draw from
-the stock: their strategies answer it, it is not a decision of a position.
 :meth:`Position.apply` plays one choice and returns the next position (the
 next decision of any seat); :meth:`Position.play_out` lets strategies play
 the round to its end; :meth:`Position.observe` is what a seat may see, built
@@ -74,10 +76,10 @@ from sim.trace import events_to_dicts, meld_cards
 
 __all__ = ["KernelState", "Observation", "Position", "RoundOutcome"]
 
-_DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_END: "over"}
+_DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_MAY_I: "may_i", K.PH_END: "over"}
 _ENDS = ("", "low", "high", "")
 _EVENT_DECISION = {"draw": K.PH_DRAW, "open": K.PH_LAY, "meld": K.PH_LAY, "add": K.PH_LAY, "recover": K.PH_LAY,
-                   "discard": K.PH_DISCARD}
+                   "discard": K.PH_DISCARD, "may_i": K.PH_MAY_I}
 
 
 
@@ -209,6 +211,8 @@ class Position:
 
         ``index`` is a ``deal`` (the round's first decision), a ``draw``, a
         laying event (``open``, ``meld``, ``add``, ``recover``), a ``discard``,
+        a ``may_i`` (the asker's "Puis-je ?"; a seat that passed left no event:
+        walk to its decision with :meth:`step`),
         a ``restock`` (the draw it comes with) or a ``blocked`` (the round over) of a trace from
         :func:`sim.play_traced`. Raises ``ValueError`` for other events or when
         the engine does not replay the trace up to that point.
@@ -256,6 +260,8 @@ class Position:
             target, phase = events[deal:index], K.PH_END
         else:
             target, phase = events[deal:index], _EVENT_DECISION[kind]
+        # A "Puis-je ?" is one asker's decision among the seats asked in turn after the same draw.
+        asker = int(events[index]["seat"]) if kind == "may_i" else -1
         got: list[dict[str, Any]] = []
         converted = 0
         while True:
@@ -272,7 +278,7 @@ class Position:
                 raise ValueError(f"the trace cannot be replayed: at event {deal + at} the trace has {want}, "
                                  f"the engine plays {got[at]}")
             stage = int(position._ts[K.TS_PHASE])
-            if len(got) == len(target) and (phase < 0 or stage == phase):
+            if len(got) == len(target) and (phase < 0 or stage == phase) and (asker < 0 or position.seat == asker):
                 if position.events != target:  # the events read step by step are the round's events read whole
                     raise ValueError(f"the trace cannot be replayed: its events read again differ from the trace's "
                                      f"before event {index}")
@@ -285,12 +291,17 @@ class Position:
 
     @property
     def seat(self) -> int:
-        """The seat to move."""
+        """The seat that decides: the seat to move, or at a ``"may_i"`` the seat asked."""
+        return int(K.deciding_seat(self._ts))
+
+    @property
+    def mover(self) -> int:
+        """The seat to move (whose turn it is), also while another seat is asked "Puis-je ?"."""
         return int(self._ts[K.TS_SEAT])
 
     @property
     def decision(self) -> str:
-        """``"draw"``, ``"lay"``, ``"discard"`` or ``"over"``."""
+        """``"draw"``, ``"lay"``, ``"discard"``, ``"may_i"`` or ``"over"``."""
         return _DECISIONS[int(self._ts[K.TS_PHASE])]
 
     @property
@@ -336,7 +347,7 @@ class Position:
         return KernelState(self._kr, self._st, self._g, self._ts, self._kinds, self._params)
 
     def legal_choices(self) -> list[str]:
-        """The legal choices of the seat to move, in card notation (empty when the round is over)."""
+        """The legal choices of the deciding seat (:attr:`seat`), in card notation (empty when the round is over)."""
         return [text for text, _ in self.choice_codes()]
 
     def choice_codes(self) -> list[tuple[str, int]]:
@@ -353,6 +364,8 @@ class Position:
             return [(self._action_text(i), i) for i in range(int(self._ts[K.TS_NACT]))]
         if phase == K.PH_DISCARD:
             return [(_text(c), int(c)) for c in st.d_legal[: int(self._ts[K.TS_NDISCARD])]]
+        if phase == K.PH_MAY_I:
+            return [(f'ask for {_text(st.pile[g[G_PILE] - 1])} ("Puis-je ?")', 1), ("pass", 0)]
         return []
 
     def _meld_text(self, info: np.ndarray) -> str:
@@ -422,7 +435,7 @@ class Position:
         return other
 
     def apply(self, choice: str) -> "Position":
-        """The position after the seat to move plays ``choice`` (one of :meth:`legal_choices`).
+        """The position after the deciding seat (:attr:`seat`) plays ``choice`` (one of :meth:`legal_choices`).
 
         The returned position stands at the next decision of any seat.
         """
@@ -430,6 +443,8 @@ class Position:
         key = choice.strip() if isinstance(choice, str) else choice
         if isinstance(key, str) and key == "take" and self.decision == "draw":
             key = next((t for t in found if t.startswith("take ")), key)
+        if isinstance(key, str) and key == "ask" and self.decision == "may_i":
+            key = next((t for t in found if t.startswith("ask ")), key)
         if key not in found:
             legal = ", ".join(found) or "none (the round is over)"
             raise ValueError(f"{choice!r} is not a legal choice here ({self.decision}); legal: {legal}")

@@ -2,8 +2,9 @@
 
 :func:`rollout` plays every candidate choice of a :class:`~sim.position.Position`
 and then the rest of the round with the strategies, ``n`` times, and reports
-for the seat to move its mean round points, how often it goes out, and each
-choice's difference from the best with a 95% interval.
+for the deciding seat (the seat asked, at a "Puis-je ?") its mean round
+points, how often it goes out, and each choice's difference from the best
+with a 95% interval.
 
 Modes. ``"belief"`` (the default) re-deals, at every trial, the cards the
 seat cannot see (the other hands and the stock) consistently with what it
@@ -131,7 +132,8 @@ def known_cards(position: Position) -> np.ndarray:
 
     A card taken from the pile (a draw or a "Puis-je ?") and a joker taken
     back from the table are known until the seat lays or throws a card of
-    that code. The seat to move's own hand is not counted (it sees it).
+    that code. The deciding seat's own hand (:attr:`Position.seat`, the seat
+    asked at a "Puis-je ?") is not counted (it sees it).
     """
     known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
 
@@ -161,8 +163,9 @@ def known_cards(position: Position) -> np.ndarray:
 def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     """The position as trial ``trial`` of a belief rollout seeded ``seed`` re-deals it.
 
-    The seat to move sees exactly what it saw (:meth:`Position.observe`);
-    the other hands and the stock are dealt again from the cards it cannot see.
+    The deciding seat (:attr:`Position.seat`) sees exactly what it saw
+    (:meth:`Position.observe`); the other hands and the stock are dealt
+    again from the cards it cannot see.
     """
     after = position.copy()
     pool = np.zeros(MAX_CARDS, dtype=np.int64)

@@ -47,8 +47,8 @@ def test_the_choice_found_at_every_decision_is_legal_and_replays_the_trace(prese
         deal = restocks = 0
         steps = list(walk(events))
         # Every event of every round is accounted for: each is written by one decision's choice, the deal,
-        # or the machine between decisions (restocks, "Puis-je ?", going out).
-        assert steps and {s.position.decision for s in steps} <= {"draw", "lay", "discard"}
+        # or the machine between decisions (restocks, going out).
+        assert steps and {s.position.decision for s in steps} <= {"draw", "lay", "discard", "may_i"}
         for k, step in enumerate(steps):
             p = step.position
             assert step.played in p.legal_choices()
@@ -65,16 +65,42 @@ def test_the_choice_found_at_every_decision_is_legal_and_replays_the_trace(prese
                 restocked = events[step.event]["type"] == "restock"
                 at = step.event + (restocked and p.ruleset.stock_exhausted != "flip_no_shuffle")
                 new = after.events_after(p.event_rows)
-                assert (new or step.played == "stop") and new == events[at:at + len(new)], (game, step.event)
+                assert (new or step.played in ("stop", "pass")) and new == events[at:at + len(new)], (game, step.event)
             restock = events[step.event]["type"] == "restock"
             restocks += restock
-            if early and k % 9 == 0 and step.played != "stop" or restock and restocks <= 2:
+            if early and k % 9 == 0 and step.played not in ("stop", "pass") or restock and restocks <= 2:
                 # The decision's event is where Position.from_trace stands at it.
                 again = Position.from_trace(events, step.event)
                 assert (again.seat, again.decision) == (p.seat, p.decision)
                 assert again.legal_choices() == p.legal_choices()
             checked += 1
     assert checked > 50
+
+
+def test_puis_je_answers_are_decisions_of_the_asking_seat_with_the_traced_choice():
+    # Rami contrat: after each draw from the stock the other seats are asked in turn; greedy asks for a card that
+    # completes a meld, random at random. Seat 1's answers come at the others' turns.
+    events = sim.play_traced("contrat", ["greedy", "random", "greedy"], seed=4, max_rounds=1)
+    a = analyse(events, seats=[1, 2], trials=16, width=None, batch=8)
+    asked = [d for d in a.decisions if d.kind == "may_i"]
+    assert asked and {d.seat for d in asked} == {1, 2}
+    traced = [(i, e) for i, e in enumerate(events) if e["type"] == "may_i" and e["seat"] in (1, 2)]
+    asks = [d for d in asked if d.played != "pass"]
+    assert [(d.event, d.seat, d.played) for d in asks] == [
+        (i, e["seat"], f'ask for {e["card"]} ("Puis-je ?")') for i, e in traced]
+    for d in asked:
+        choices = {c.choice for c in d.candidates}
+        assert len(choices) == 2 and "pass" in choices and d.played in choices and d.best in choices
+        assert next(c for c in choices if c != "pass").startswith("ask for ")
+        if d.played != "pass":
+            again = Position.from_trace(events, d.event)
+            assert (again.decision, again.seat, again.legal_choices()[0]) == ("may_i", d.seat, d.played)
+    summary = a.summary()
+    assert "may_i" in summary["kind"].to_list()
+    assert "may_i" in a.frame()["kind"].to_list() and "may_i" in str(a)
+    from sim.analysis import to_html
+
+    assert "Puis-je ?" in to_html(a)
 
 
 def test_a_trace_that_does_not_replay_is_refused():

@@ -211,7 +211,7 @@ def test_a_rollouts_play_to_the_end_is_the_machines_decision_by_decision(preset,
     checked = 0
     for game in range(3):
         events = sim.play_traced(preset, seating, seed=11, game=game, max_rounds=2)
-        kinds = {"deal", "draw", "meld", "add", "discard", "open"}
+        kinds = {"deal", "draw", "meld", "add", "discard", "open", "may_i"}
         for index in [i for i, e in enumerate(events) if e["type"] in kinds][::5]:
             if events[index - 1]["type"] == "recover":
                 with pytest.raises(ValueError, match=f"part of that decision.*give event {index - 1}"):
@@ -240,3 +240,55 @@ def test_a_rollouts_play_to_the_end_is_the_machines_decision_by_decision(preset,
             assert np.array_equal(a[6], b[6]) and np.array_equal(a[7], b[7])
             checked += 1
     assert checked >= 20
+
+
+@pytest.fixture(scope="module")
+def asked():
+    """A traced Rami contrat game whose seats say "Puis-je ?" (greedy asks for a card completing a meld, random
+    at random), and the index of its first ``may_i`` event."""
+    events = sim.play_traced("contrat", ["greedy", "random", "greedy"], seed=4, max_rounds=2)
+    first = next(i for i, e in enumerate(events) if e["type"] == "may_i")
+    return events, first
+
+
+def test_a_contrat_round_with_puis_je_stepped_decision_by_decision_is_the_engines_round(asked):
+    events, first = asked
+    deal = max(j for j in range(first) if events[j]["type"] == "deal")
+    end = _round(events, deal)
+    position = Position.from_trace(events, deal)
+    assert list(position.play_out().events) == events[deal + 1:end]
+    kinds = Counter()
+    while position.decision != "over":
+        kinds[position.decision] += 1
+        if position.decision == "may_i":
+            assert position.seat != position.mover
+            assert position.observe(position.seat).hand == position.hand(position.seat)
+        _, position = position.step()
+    # (a blocked round's last event is written when its result is read, after the last decision)
+    assert position.events == events[deal:deal + len(position.events)] and len(position.events) >= end - deal - 1
+    # Every other seat is asked after a draw from the stock, until one is granted the card (or the limit).
+    assert kinds["may_i"] >= sum(1 for e in events[deal:end] if e["type"] == "may_i") > 0
+
+
+def test_a_position_stands_at_puis_je_and_plays_ask_and_pass(asked):
+    events, first = asked
+    e = events[first]
+    position = Position.from_trace(events, first)
+    assert (position.decision, position.seat) == ("may_i", e["seat"])
+    assert position.mover != e["seat"]
+    ask = f'ask for {e["card"]} ("Puis-je ?")'
+    assert position.legal_choices() == [ask, "pass"]
+    assert position.step()[0] == ask  # the asker's own strategy asked in the trace
+    deal = max(j for j in range(first) if events[j]["type"] == "deal")
+    mark = position.event_rows
+    asking = position.apply("ask")
+    assert asking.events_after(mark)[0] == e
+    passing = position.apply("pass")
+    assert all(x["type"] != "may_i" or x["seat"] != e["seat"] for x in passing.events_after(mark)[:1])
+    for after in (asking, passing):
+        _checks_up_to_its_end(events[:deal] + after.events + list(after.play_out().events))
+    with pytest.raises(ValueError, match="not a legal choice"):
+        position.apply("stock")
+    result = rollout(position, n=8, seed=3)
+    assert {c.choice for c in result.choices} == {ask, "pass"}
+    assert (result.seat, result.decision) == (e["seat"], "may_i")

@@ -126,3 +126,26 @@ def test_the_command_line_reads_a_searching_seat_with_its_parameters():
     assert seat_strategies("search:trials=16,base=greedy,expert,expert,expert") == [
         "search:trials=16,base=greedy", "expert", "expert", "expert"]
     assert seat_strategies("search,expert,expert,expert") == ["search", "expert", "expert", "expert"]
+
+
+def test_a_searching_seats_puis_je_is_searched_and_never_depends_on_hidden_cards():
+    # Rami contrat: a searching seat asked "Puis-je ?" during another seat's turn values asking against passing
+    # by playouts (its base, expert, never asks in contrat; random asks at random). Dealing the other hands and
+    # the stock anew from what it cannot see (the card just drawn and the penalty card among them) never changes
+    # its answer.
+    from sim.rollouts import redeal
+
+    seating = ["search:trials=4", "random", "random"]
+    events = sim.play_traced("contrat", seating, seed=7, max_rounds=1)
+    check_trace(events)
+    position = Position.from_trace(events, next(i for i, e in enumerate(events) if e["type"] == "deal"))
+    asked = 0
+    while position.decision != "over":
+        if position.decision == "may_i" and position.seat == 0:
+            assert position.mover != 0 and len(position.legal_choices()) == 2
+            expected, _ = position.step()
+            for trial in range(2):
+                assert redeal(position, seed=3, trial=trial).step()[0] == expected
+            asked += 1
+        _, position = position.step()
+    assert asked > 0

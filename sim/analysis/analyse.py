@@ -17,8 +17,10 @@ writes the choice a decision's next events are, in the notation of
 :meth:`sim.Position.legal_choices` (a draw: ``take 9♠`` or ``stock``; a
 laying: the ``open``, ``meld``, ``add`` or ``recover`` event, a recovery with
 the laying that follows it; ``stop`` when the next event is the discard; a
-discard: its card), and the walk checks that playing it reproduces the
-trace's events exactly, raising ``ValueError`` otherwise.
+discard: its card; a "Puis-je ?": ``ask for 7♣ ("Puis-je ?")`` when the next
+event is the asker's ``may_i``, else ``pass``), and the walk checks that
+playing it reproduces the trace's events exactly, raising ``ValueError``
+otherwise.
 
 Where a decision stands. ``Decision.event`` is the trace index of its
 first event: ``Position.from_trace(events, event)`` stands at the same
@@ -28,8 +30,13 @@ event of its own, so its ``event`` is the index of the discard that follows
 A draw whose turn began with a restock of the stock starts at the
 ``restock`` event.
 
-"Puis-je ?" (Rami contrat) is not analysed: the other seats' strategies
-answer it inside the draw from the stock, and a position cannot stop there.
+"Puis-je ?" (Rami contrat). After each draw from the stock the other seats
+are asked in turn (the position machine stops at each asker's answer), so
+the decisions of an analysed seat include its answers during the others'
+turns (``kind`` ``"may_i"``, ``seat`` the asker, ``turn`` the drawer's
+turn). An answer that asked starts at its ``may_i`` event, where
+``from_trace`` stands at it; a ``pass`` writes no event, so, as a ``stop``,
+its ``event`` is the index of the event that follows it.
 """
 
 from __future__ import annotations
@@ -42,15 +49,13 @@ from typing import Any
 import numpy as np
 
 from sim import rules as rules_lib
-from sim.analysis.decisions import MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
+from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
 
 __all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
            "decision_of", "played_choice", "walk"]
 
-# The kinds of decision analysed, in a turn's order ("may_i" is named by the values but never analysed here).
-KINDS = ("draw", "lay", "discard")
 
 # The default budget: at most DEFAULT_TRIALS trials per choice, looked at every DEFAULT_BATCH trials and
 # stopped once every difference's interval is narrower than DEFAULT_WIDTH round points. Two points is the
@@ -82,9 +87,10 @@ def _end_text(end: Any) -> str:
     return f" {end}" if end else ""
 
 
-def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str) -> str:
-    """The choice the trace played at a ``decision`` (``"draw"``, ``"lay"``, ``"discard"``) whose next event is
-    ``events[at]``, written as :meth:`sim.Position.legal_choices` writes it.
+def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str, seat: int | None = None) -> str:
+    """The choice the trace played at a ``decision`` (``"draw"``, ``"lay"``, ``"discard"``, ``"may_i"``) whose
+    next event is ``events[at]``, written as :meth:`sim.Position.legal_choices` writes it; ``seat``, the asker,
+    for a ``"may_i"`` (it asked when the next event is its ``may_i``, else it passed).
 
     Raises ``ValueError`` when the events there are not such a choice.
     """
@@ -92,6 +98,10 @@ def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str) -
         raise ValueError(f"the trace ends before the {decision} at event {at}")
     e = events[at]
     t = e.get("type")
+    if decision == "may_i":
+        if seat is None:
+            raise ValueError("a \"Puis-je ?\" decision's played choice needs its asker's seat")
+        return f'ask for {e["card"]} ("Puis-je ?")' if t == "may_i" and e.get("seat") == seat else "pass"
     if decision == "draw":
         if t == "restock" and at + 1 < len(events):  # a pile turned over by the draw from the stock comes first
             e, t = events[at + 1], events[at + 1].get("type")
@@ -134,7 +144,7 @@ def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
         last = position.events[-1]
         at = deal + len(position.events)  # the trace index of the next event the round writes
         while position.decision != "over":
-            played = played_choice(events, at, position.decision)
+            played = played_choice(events, at, position.decision, position.seat)
             legal = position.legal_choices()
             if played not in legal:
                 raise ValueError(f"the trace cannot be replayed: at event {at} it plays {played!r}, not a legal "

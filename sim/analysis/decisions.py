@@ -22,7 +22,11 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Analysis", "Candidate", "Decision", "MARKS", "MARK_THRESHOLDS", "mark"]
+__all__ = ["Analysis", "Candidate", "Decision", "KINDS", "MARKS", "MARK_THRESHOLDS", "mark"]
+
+# The kinds of decision: a turn's own in its order, then "may_i", a seat's answer to "Puis-je ?" after another
+# seat's draw from the stock (Rami contrat); the summary lists them in this order.
+KINDS = ("draw", "lay", "discard", "may_i")
 
 # The marks, mildest first.
 MARKS = ("doubtful", "bad", "very bad")
@@ -144,7 +148,7 @@ class Analysis:
         import polars as pl
 
         rows = []
-        kinds = [k for k in ("draw", "lay", "discard", "may_i") if any(d.kind == k for d in self.decisions)]
+        kinds = [k for k in KINDS if any(d.kind == k for d in self.decisions)]
         for seat in self.seats:
             for kind in (*kinds, "all"):
                 mine = [d for d in self.decisions if d.seat == seat and (kind == "all" or d.kind == kind)]

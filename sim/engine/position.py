@@ -4,8 +4,8 @@
 the seat's policy at each decision. A position
 (:class:`sim.position.Position`) must stop at a decision, list its legal
 choices and play one of them, so here the same steps of
-:mod:`sim.engine.turn` (begin, take check, take or draw, list the layings,
-lay, list the discards, throw) are called one decision at a time, with the
+:mod:`sim.engine.turn` (begin, take check, take or draw, "Puis-je ?" one asker
+at a time, list the layings, lay, list the discards, throw) are called one decision at a time, with the
 turn's local facts kept in a small array between calls. The tests check
 that a round stepped through here records exactly the events
 :func:`sim.engine.round.play_round` records.
@@ -21,7 +21,14 @@ top or draw from the stock; ``TS_TAKE_LEGAL`` says whether taking is
 allowed), ``PH_LAY`` (``act[:TS_NACT]`` are the legal laying actions, stop
 among them when allowed), ``PH_DISCARD`` (``d_legal[:TS_NDISCARD]`` the
 legal discards), ``PH_END`` (the turn is over, ``TS_STATUS`` its
-``TURN_*``; the round goes on only after ``TURN_NEXT``).
+``TURN_*``; the round goes on only after ``TURN_NEXT``), ``PH_MAY_I``
+(Rami contrat, after a draw from the stock: seat ``TS_ASKER``, not the
+seat to move, says "Puis-je ?" for the pile's top or passes;
+``TS_GRANTED`` grants so far in this draw). The seats are asked in the
+order and with the stop conditions of :func:`sim.engine.turn.may_i`, whose
+steps are called here one asker at a time; the seat that decides is
+:func:`deciding_seat`, the asker at ``PH_MAY_I`` and the seat to move
+elsewhere.
 """
 
 from __future__ import annotations
@@ -35,9 +42,9 @@ from sim.engine.round import play_turns, round_outcome, round_points
 from sim.engine.state import G_FIRST, G_NEV, G_TRACE, G_TURN
 
 TS_PHASE, TS_SEAT, TS_TAKEN, TS_DRAWN, TS_CACHED, TS_PENDING, TS_HINT, TS_REUSE = range(8)
-TS_STATUS, TS_TAKE_LEGAL, TS_NACT, TS_NDISCARD, TS_KNOWN = 8, 9, 10, 11, 12
-N_TS = 13
-PH_START, PH_DRAW, PH_LAY, PH_DISCARD, PH_END = 0, 1, 2, 3, 4
+TS_STATUS, TS_TAKE_LEGAL, TS_NACT, TS_NDISCARD, TS_KNOWN, TS_ASKER, TS_GRANTED = 8, 9, 10, 11, 12, 13, 14
+N_TS = 15
+PH_START, PH_DRAW, PH_LAY, PH_DISCARD, PH_END, PH_MAY_I = 0, 1, 2, 3, 4, 5
 EVENT_ROOM = 2048  # event rows one turn may need at most (a restock writes a deck's worth)
 
 
@@ -101,21 +108,59 @@ def _start_laying(rules, st, g, ws, ts):
     _enter_lay(rules, st, g, ws, ts)
 
 
+@kernel
+def deciding_seat(ts):
+    """The seat whose decision ``ts`` stands at: the asker at ``PH_MAY_I``, else the seat to move."""
+    return ts[TS_ASKER] if ts[TS_PHASE] == PH_MAY_I else ts[TS_SEAT]
+
+
 @entry
 def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
-    """Play the draw (``PH_DRAW``): the pile's top when ``take`` (it must be legal), else the stock."""
+    """Play the draw (``PH_DRAW``): the pile's top when ``take`` (it must be legal), else the stock.
+
+    After a draw from the stock the other seats may say "Puis-je ?" (``PH_MAY_I``) before the laying.
+    """
     seat = ts[TS_SEAT]
     if take:
         taken = T.take_top(g, ev, st, seat)
         ts[TS_TAKEN] = taken
         ts[TS_DRAWN] = taken
     else:
-        status, code = T.draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng)
+        status, code = T.draw_stock(rules, g, ev, st, seat)
         if status != T.TURN_NEXT:
             _end(ts, status)
             return
         ts[TS_DRAWN] = code
+        if rules.may_i:
+            ts[TS_ASKER] = seat
+            ts[TS_GRANTED] = 0
+            _next_may_i(rules, st, g, ws, ts)
+            return
     _start_laying(rules, st, g, ws, ts)
+
+
+@kernel
+def _next_may_i(rules, st, g, ws, ts):
+    """Ask the next seat "Puis-je ?" (``PH_MAY_I``, the asker's own view filled), or, once every other seat
+    was asked or asking stops (:func:`sim.engine.turn.may_i_goes_on`), give the drawer its view back and lay."""
+    seat = ts[TS_SEAT]
+    asker = T.next_asker(rules, ts[TS_ASKER])
+    if asker == seat or not T.may_i_goes_on(rules, g, ts[TS_GRANTED]):
+        T.may_i_over(rules, g, st, seat)
+        _start_laying(rules, st, g, ws, ts)
+        return
+    ts[TS_ASKER] = asker
+    ts[TS_PHASE] = PH_MAY_I
+    fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
+
+
+@entry
+def answer_may_i(rules, st, g, ev, ws, ask, ts):
+    """Play the asker's answer (``PH_MAY_I``): "Puis-je ?" when ``ask`` (granted at once), else pass."""
+    if ask:
+        T.grant_may_i(g, ev, st, ts[TS_ASKER])
+        ts[TS_GRANTED] += 1
+    _next_may_i(rules, st, g, ws, ts)
 
 
 @entry
@@ -142,10 +187,13 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
     """What the seat's own strategy chooses at the decision ``ts`` stands at.
 
     ``PH_DRAW``: 1 to take the pile's top, 0 to draw from the stock;
-    ``PH_LAY``: the index of a laying action; ``PH_DISCARD``: a card code.
+    ``PH_LAY``: the index of a laying action; ``PH_DISCARD``: a card code;
+    ``PH_MAY_I``: 1 to say "Puis-je ?", 0 to pass (the asker's strategy).
     """
     seat = ts[TS_SEAT]
     phase = ts[TS_PHASE]
+    if phase == PH_MAY_I:
+        return 1 if T.decide_may_i(rules, g, st, ts[TS_ASKER], kinds, params, policy_rng) else 0
     if phase == PH_DRAW:
         if not ts[TS_TAKE_LEGAL]:
             return 0
@@ -165,13 +213,16 @@ def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
         lay(rules, st, g, ev, ws, choice, ts)
     elif phase == PH_DISCARD:
         throw(rules, st, g, ev, choice, ts)
+    elif phase == PH_MAY_I:
+        answer_may_i(rules, st, g, ev, ws, choice == 1, ts)
 
 
 @entry
 def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_seat):
     """Let the strategies play until a decision of ``stop_seat`` or the round's end.
 
-    ``stop_seat`` -1 stops at no decision, -2 at the next decision of any seat.
+    ``stop_seat`` -1 stops at no decision, -2 at the next decision of any seat
+    (a "Puis-je ?" is the asker's decision: :func:`deciding_seat`).
     When tracing, it also stops at the start of a turn (``PH_START``) once
     fewer than ``EVENT_ROOM`` event rows are free.
 
@@ -190,7 +241,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
                 return  # the caller makes room for the events and calls again
             begin_turn(rules, st, g, ev, ws, deck_rng, ts)
             continue
-        if stop_seat == -2 or ts[TS_SEAT] == stop_seat:
+        if stop_seat == -2 or deciding_seat(ts) == stop_seat:
             return
         choice = decide(rules, st, g, kinds, params, policy_rng, ts)
         play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)

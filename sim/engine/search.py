@@ -1,7 +1,7 @@
 """A seat that searches: each of its decisions valued by rollouts from what it can see.
 
-A searching seat (policy kind ``KIND_SEARCH``) plays its draws, layings and
-discards by playing every legal choice out to the round's end over re-deals
+A searching seat (policy kind ``KIND_SEARCH``) plays its draws, layings,
+discards and, in Rami contrat, its answers to "Puis-je ?" by playing every legal choice out to the round's end over re-deals
 of the cards it cannot see (belief mode, :func:`sim.engine.rollout.redeal`),
 with its base strategy at every seat of the playouts, and keeps the choice
 with the best mean round points. Trial ``t`` of every choice starts from the
@@ -101,9 +101,11 @@ def note_public(rules, st, seat, phase, choice, took, before, known):
 
     ``took`` is ``pub``'s pile takes per seat as last noted (updated here);
     ``before`` the seat's copies of each code before the decision. Only public
-    facts are read: a card taken from the pile is seen by all; the cards that
-    left the hand during a laying are on the table; a joker that came into it
-    during a laying was taken back from the table.
+    facts are read: a card taken from the pile is seen by all (a "Puis-je ?"
+    granted at ``PH_MAY_I`` included, where ``seat`` is the asker; its penalty
+    card, drawn from the stock, is seen by none); the cards that left the hand
+    during a laying are on the table; a joker that came into it during a laying
+    was taken back from the table.
     """
     for s in range(rules.players):
         for c in range(53):
@@ -131,6 +133,10 @@ def list_choices(g, st, ts, base_choice, choices):
         if ts[K.TS_TAKE_LEGAL] and (g[G_STOCK] > 0 or g[G_PILE] > 0):
             choices[1] = 1 - base_choice
             n = 2
+    elif phase == K.PH_MAY_I:
+        # Ask or pass: both are always legal (the machine asks only while a pile card and a penalty card remain).
+        choices[1] = 1 - base_choice
+        n = 2
     elif phase == K.PH_LAY:
         for a in range(ts[K.TS_NACT]):
             if a != base_choice:
@@ -200,8 +206,10 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, 
 @kernel
 def decision_key(g, st, ts):
     """A number for the decision ``ts`` stands at, one per decision of a game: its round, turn, phase and the
-    hand's size (each laying of a turn lays at least one card), from public facts, so a position knows it too."""
-    return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[K.TS_PHASE]) * 256 + st.h_n[ts[K.TS_SEAT]]
+    hand's size (each laying of a turn lays at least one card), or at a "Puis-je ?" the asker (each seat is asked
+    once a turn), from public facts, so a position knows it too."""
+    last = ts[K.TS_ASKER] if ts[K.TS_PHASE] == K.PH_MAY_I else st.h_n[ts[K.TS_SEAT]]
+    return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[K.TS_PHASE]) * 256 + last
 
 
 @entry
@@ -255,7 +263,7 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
         if phase == K.PH_START:
             K.begin_turn(rules, st, g, ev, ws, deck_rng, ts)
             continue
-        seat = ts[K.TS_SEAT]
+        seat = K.deciding_seat(ts)
         choice = K.decide(rules, st, g, kinds, params, policy_rng, ts)
         if search[seat] > 0:
             choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, search[seat], choice,

@@ -3,11 +3,13 @@
 The turn's steps, each a function on the round state ``st``
 (:class:`sim.engine.state.RoundState`) and the round scalars ``g``, in
 their order: :func:`begin_turn`, :func:`draws`, :func:`take_check`, then
-:func:`take_top` or :func:`draw_stock`, :func:`laying_starts`, then
-:func:`list_layings` and :func:`lay` until the seat stops,
+:func:`take_top` or :func:`draw_stock` (then, in Rami contrat, "Puis-je ?"
+asked of each other seat: :func:`may_i` and its steps), :func:`laying_starts`,
+then :func:`list_layings` and :func:`lay` until the seat stops,
 :func:`list_discards` and :func:`throw`. Between them the seat's policy
-decides (:func:`decide_take`, :func:`decide_action`,
-:func:`decide_discard`, asking :mod:`sim.engine.policies`).
+decides (:func:`decide_take`, :func:`decide_may_i` for an asker,
+:func:`decide_action`, :func:`decide_discard`, asking
+:mod:`sim.engine.policies`).
 
 :func:`play_turn` calls them in one go, inlined into the round loop;
 :mod:`sim.engine.position` calls the same steps one decision at a time, so
@@ -61,44 +63,78 @@ from sim.engine.table import table_accepts, table_closed
 TURN_NEXT, TURN_OUT, TURN_BLOCKED, TURN_CAP, TURN_CYCLE, TURN_CLOSED = 0, 1, 2, 3, 4, 5
 
 
+@kernel(inline="always")
+def may_i_goes_on(rules, g, granted):
+    """Whether "Puis-je ?" is asked of one more seat: ``granted`` grants so far under ``may_i_limit``, and a
+    pile's top to take and a stock card to draw as the penalty (docs/rules.md item 29)."""
+    return granted < rules.may_i_limit and g[G_PILE] > 0 and g[G_STOCK] > 0
+
+
+@kernel(inline="always")
+def next_asker(rules, asker):
+    """The seat asked after ``asker`` (the drawer first): the next in play order, without a division."""
+    return asker + 1 if asker + 1 < rules.players else 0
+
+
+@kernel(forceinline=True)
+def decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
+    """Whether ``asker``'s policy says "Puis-je ?" for the pile's top, from its own view.
+
+    Whether the card completes a meld is answered from bit tests first
+    (:func:`card_completes`): it is asked after every stock draw.
+    """
+    top = st.pile[g[G_PILE] - 1]
+    lo, jk = st.h_lo[asker], st.h_jk[asker]
+    completes = card_completes(lo, jk, top, rules)
+    fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
+    return choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes, lo, st.h_hi[asker], st.pub,
+                        st.obs)
+
+
+@kernel(inline="always")
+def grant_may_i(g, ev, st, asker):
+    """``asker`` takes the pile's top and, as the penalty, the stock's top card; returns the pile's card."""
+    top = st.pile[g[G_PILE] - 1]
+    g[G_PILE] -= 1
+    st.pub[PUB_PILE, top] -= 1
+    st.pub[PUB_TOOK + asker, top] += 1
+    take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, asker, top)
+    g[G_STOCK] -= 1
+    penalty = st.stock[g[G_STOCK]]
+    take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, asker, penalty)
+    st.seats[asker, S_MAY_I] += 1
+    # Two cards joined the hand outside its turn: what it could lay is unknown again.
+    st.seats[asker, S_NO_OPEN] = 0
+    record_event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
+    return top
+
+
+@kernel(inline="always")
+def may_i_over(rules, g, st, seat):
+    """"Puis-je ?" is over: ``seat``, the drawer, decides next and gets its own view back."""
+    fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
+
+
 @kernel(forceinline=True)
 def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
-    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29).
+    """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29), asked of each other seat in turn.
 
-    Played after every stock draw of Rami contrat, for each other seat: so it
-    is inlined into the turn (its arguments are not copied at each
-    draw), and whether the card completes a meld is answered from bit tests
-    first (:func:`card_completes`).
+    Played after every stock draw of Rami contrat: so it is inlined into
+    the turn (its arguments are not copied at each draw). Its steps
+    (:func:`may_i_goes_on`, :func:`next_asker`, :func:`decide_may_i`,
+    :func:`grant_may_i`, :func:`may_i_over`) are those that
+    :mod:`sim.engine.position` plays one asker at a time.
     """
-    h_lo, h_hi, h_jk, h_n, seats = st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
-    stock, pile, pub, view = st.stock, st.pile, st.pub, st.obs
     granted = 0
     asker = seat
     for _ in range(1, rules.players):
-        if granted >= rules.may_i_limit or g[G_PILE] == 0 or g[G_STOCK] == 0:
-            return
-        asker = asker + 1 if asker + 1 < rules.players else 0  # (no division: asked after every draw)
-        top = pile[g[G_PILE] - 1]
-        lo, jk = h_lo[asker], h_jk[asker]
-        completes = card_completes(lo, jk, top, rules)
-        fill_view(rules, g, seats, h_n, h_jk, asker, view)
-        if not choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes,
-                            lo, h_hi[asker], pub, view):
-            continue
-        g[G_PILE] -= 1
-        pub[PUB_PILE, top] -= 1
-        pub[PUB_TOOK + asker, top] += 1
-        take_card(h_lo, h_hi, h_jk, h_n, asker, top)
-        g[G_STOCK] -= 1
-        penalty = stock[g[G_STOCK]]
-        take_card(h_lo, h_hi, h_jk, h_n, asker, penalty)
-        seats[asker, S_MAY_I] += 1
-        # Two cards joined the hand outside its turn: what it could lay is unknown again.
-        seats[asker, S_NO_OPEN] = 0
-        granted += 1
-        record_event(ev, g, EV_MAY_I, g[G_ROUND], asker, top, penalty, 0, 0, 0, 0, 0, 0, 0)
-    # The seat to move decides next: give it its own view back.
-    fill_view(rules, g, seats, h_n, h_jk, seat, view)
+        if not may_i_goes_on(rules, g, granted):
+            break
+        asker = next_asker(rules, asker)
+        if decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
+            grant_may_i(g, ev, st, asker)
+            granted += 1
+    may_i_over(rules, g, st, seat)
 
 
 @kernel
@@ -273,14 +309,14 @@ def take_top(g, ev, st, seat):
 
 
 @kernel(inline="always")
-def draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng):
+def draw_stock(rules, g, ev, st, seat):
     """``seat`` draws from the stock (basic rummy turns the pile over first when it is empty).
 
     Returns ``(status, code)``: ``TURN_BLOCKED`` when there is nothing to
     draw, ``TURN_CYCLE`` when deterministic players came back to a position
     they had at an earlier turning of the pile (the round would never end),
-    else ``TURN_NEXT`` and the card drawn. Then the other seats may say
-    "Puis-je ?" (:func:`may_i`).
+    else ``TURN_NEXT`` and the card drawn. Then, when the rules have it,
+    the other seats may say "Puis-je ?" (:func:`may_i`).
     """
     if g[G_STOCK] == 0:
         if g[G_PILE] == 0:
@@ -300,8 +336,6 @@ def draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng):
     code = st.stock[g[G_STOCK]]
     take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
     record_event(ev, g, EV_DRAW, g[G_ROUND], seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
-    if rules.may_i:
-        may_i(rules, g, ev, st, seat, kinds, params, policy_rng)
     return TURN_NEXT, code
 
 
@@ -440,9 +474,11 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
             taken = take_top(g, ev, st, seat)
             drawn = taken
         else:
-            status, drawn = draw_stock(rules, g, ev, st, seat, kinds, params, policy_rng)
+            status, drawn = draw_stock(rules, g, ev, st, seat)
             if status != TURN_NEXT:
                 return status
+            if rules.may_i:
+                may_i(rules, g, ev, st, seat, kinds, params, policy_rng)
 
     pending, hint = laying_starts(rules, st, seat, taken, drawn)
     # The take check already listed the actions of this very hand.
