@@ -123,10 +123,11 @@ def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rot
             return E.search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
                                   rotate, tally)
         return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
-    if E.searching(kinds):
-        raise ValueError("conditioned deals are not played by a searching seat yet: leave condition= unset, or "
-                         "seat strategies that do not search")
     decks, streams = orders
+    if E.searching(kinds):
+        tally = np.zeros(E.N_TALLY, dtype=np.int64)
+        return E.search_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                    rotate, decks, streams, tally)
     return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
                               decks, streams)
 

@@ -224,6 +224,22 @@ def test_a_condition_every_deal_meets_plays_the_unconditioned_games():
     assert kept.drop("deals").equals(plain)
 
 
+def test_a_searching_seat_plays_the_accepted_deals():
+    # The searching game loop takes the accepted first deals as the plain one does: a condition every deal meets
+    # plays its unconditioned games row for row, and a real condition the same deals as any other arm.
+    table = ["search:trials=4", "expert", "greedy"]
+    plain = sim.simulate("rami51", table, n_games=3, seed=31, workers=1, max_rounds=2)
+    kept = sim.simulate("rami51", table, n_games=3, seed=31, workers=2, max_rounds=2, condition="jokers(0) >= 0")
+    assert kept.drop("deals").equals(plain)
+    text = "jokers(0) >= 2"
+    searched = sim.simulate("rami51", table, n_games=3, seed=17, max_rounds=1, condition=text)
+    greedy = sim.simulate("rami51", ["greedy"] * 3, n_games=3, seed=17, max_rounds=1, condition=text)
+    kept = sample("rami51", text, 3, seed=17, players=3)
+    for frame in (searched, greedy):
+        firsts = frame.filter(frame["seat"] == 0).sort("game")
+        assert firsts["deals"].to_list() == (kept.deals.attempts + 1).tolist()
+
+
 # ---------------------------------------------------------------- holds() dealt exactly
 def both_copies_share(n: int, h: int) -> float:
     """Among hands of h cards out of n holding a given card of two copies, the share holding both."""

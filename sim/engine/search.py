@@ -289,8 +289,12 @@ def search_table(kinds, params, base_kinds, search):
 
 @entry
 def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order,
-                     order_round, tally):
-    """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events."""
+                     order_round, order_stream, tally):
+    """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events.
+
+    ``order``, ``order_round`` and ``order_stream`` script one round's deal
+    as in :func:`sim.engine.game.play_game` (all empty: every deal shuffled).
+    """
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
         return -1
@@ -314,6 +318,8 @@ def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, e
             break
         first = rnd % n_players
         seed_round(seed, game, rnd, policy_rng, deck_rng)
+        if rnd == order_round and order_stream.shape[0] > 0:
+            deck_rng[0] = order_stream[0]
         winner, blocked, rami_sec = search_round(rules, game, rnd, first, g, ev, buffers, base_kinds, params,
                                                  policy_rng, deck_rng, ws, order if rnd == order_round else order[:0],
                                                  seed, search, tally)
@@ -335,13 +341,39 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
     buffers = make_buffers()
     ws = workspace()
     order = np.zeros(0, dtype=np.int64)
+    no_stream = np.zeros(0, dtype=np.uint64)
     game_kinds = kinds.copy()
     game_params = params.copy()
     n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
         rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                                buffers, ws, order, 0, tally)
+                                buffers, ws, order, 0, no_stream, tally)
+        if rows < 0:
+            return i, n_res
+        n_res = rows
+    return n_games, n_res
+
+
+@entry
+def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                       streams, tally):
+    """:func:`search_games` with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
+
+    As :func:`sim.engine.play.play_games_dealt`: the deals a condition
+    accepted, ``streams[i]`` where that round's deck stream stands after them.
+    """
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    g = np.zeros(N_G, dtype=np.int64)
+    buffers = make_buffers()
+    ws = workspace()
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                                buffers, ws, orders[i], 0, streams[i:i + 1], tally)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -359,5 +391,5 @@ def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, o
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
     tally = np.zeros(N_TALLY, dtype=np.int64)
     play_search_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(),
-                     workspace(), order, order_round, tally)
+                     workspace(), order, order_round, np.zeros(0, dtype=np.uint64), tally)
     return g[G_NEV], g[G_OVERFLOW]
