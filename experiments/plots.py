@@ -376,8 +376,8 @@ def budget_plot(
     lo = np.array([e.low for e in estimates])
     hi = np.array([e.high for e in estimates])
     unit = estimates[0].unit if estimates else "game"
-    ax.errorbar(x, est, yerr=[est - lo, hi - est], fmt="o-", capsize=3, markersize=5, color="#1f77b4",
-                label="difference (left)")
+    drawn = ax.errorbar(x, est, yerr=[est - lo, hi - est], fmt="o-", capsize=3, markersize=5, color="#1f77b4",
+                        label="difference (left axis)")
     ax.axhline(0.0, color="#999999", lw=1, ls="--")
     ax.set_xscale("log", base=2)
     ax.set_xticks(list(x))
@@ -385,7 +385,9 @@ def budget_plot(
     ax.set_xlabel("budget (trials per choice)")
     ax.set_ylabel(f"{ylabel}\n(bars: 95% interval, {unit}s resampled)", color="#1f77b4")
     right = ax.twinx()
-    right.plot(x, np.asarray(costs, dtype=float), "s--", color="#d62728", markersize=5, label="cost (right)")
+    (cost,) = right.plot(x, np.asarray(costs, dtype=float), "s--", color="#d62728", markersize=5,
+                         label="cost (right axis)")
+    ax.legend(handles=[drawn, cost], fontsize=8, loc="best")
     right.set_ylabel(cost_label, color="#d62728")
     right.set_ylim(bottom=0)
     ax.right = right  # type: ignore[attr-defined]
