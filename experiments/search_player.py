@@ -68,6 +68,8 @@ HELD_BY_LENGTH = {
 OPENED = "share of rounds opened"
 OPEN_TURN = "turn of opening (own turns, among openings)"
 ABOVE = "opening points above the threshold (among openings)"
+BY_TURN = 3
+OPEN_EARLY = f"share of rounds opened by own turn {BY_TURN} (rounds of {BY_TURN} own turns or more)"
 ABOVE_10 = "share of openings 10 points or more above the threshold"
 TAKES = "discard takes per round"
 MAY_I = "\"Puis-je ?\" cards per round"
@@ -91,11 +93,11 @@ class Config(design.Config):
         Games per budget of the timing pass (one thread, one game at a time).
     """
 
-    games: int = 120
-    contrat_games: int = 36
+    games: int = 160
+    contrat_games: int = 24
     budgets: tuple[int, ...] = (8, 16, 32, 64)
     trials: int = 32
-    timing_games: int = 5
+    timing_games: int = 4
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -176,6 +178,9 @@ def _rami51_measures() -> dict[str, compare.Metric]:
         measures[name] = compare.Metric(pl.col("jokers_held"), where=pl.col("seat_turns").is_between(low, high))
     measures |= {
         OPENED: compare.Metric(opened),
+        # Opened by an early turn, over the rounds that lasted that long: opening late or not at all alike, so a
+        # player that opens more rounds is not read as slower for the late openings the other never makes.
+        OPEN_EARLY: compare.Metric(opened & (pl.col("open_turn") <= BY_TURN), where=pl.col("seat_turns") >= BY_TURN),
         OPEN_TURN: compare.Metric(pl.col("open_turn"), where=opened),
         ABOVE: compare.Metric(above, where=opened),
         ABOVE_10: compare.Metric(above >= 10, where=opened),
@@ -287,15 +292,15 @@ def readings(findings: Sequence[Finding]) -> list[Reading]:
                            "greedy: " + ("a strong player keeps jokers that greedy lays, against the advice to lay "
                                          "them as soon as they help." if keeps and stronger else
                                          "no measurable sign that keeping jokers pays.")))
-    turn, above = diff(OPEN_TURN), diff(ABOVE)
-    if turn is not None and above is not None:
-        waits = wording.verdict(turn) == "higher" or wording.verdict(above) == "higher"
+    early, above = diff(OPEN_EARLY), diff(ABOVE)
+    if early is not None and above is not None:
+        waits = wording.verdict(early) == "lower" or wording.verdict(above) == "higher"
         out.append(Reading("waiting_to_open", waits and stronger,
-                           f"{lead}; it opens {_with_interval(turn)} own turns later and with "
-                           f"{_with_interval(above)} points more above the threshold: "
-                           + ("a strong player waits to open where greedy opens, against the advice to open at the "
-                              "first chance." if waits and stronger else
-                              "no measurable sign that waiting to open pays.")))
+                           f"{lead}; its share of rounds opened by its own turn {BY_TURN} differs from greedy's by "
+                           f"{_with_interval(early)}, and its openings lay {_with_interval(above)} points more above the "
+                           "threshold: " + ("a strong player waits to open where greedy opens, against the advice to "
+                                            "open at the first chance." if waits and stronger else
+                                            "no measurable sign that waiting to open pays.")))
     takes = diff(TAKES)
     if takes is not None:
         fewer = wording.verdict(takes) == "lower"
@@ -312,13 +317,13 @@ def readings(findings: Sequence[Finding]) -> list[Reading]:
                            f"{_with_interval(asks, False)} cards per round: "
                            + ("a strong player asks, against the advice not to ask." if asked else
                               "it does not measurably ask, as the advice not to ask would have it.")))
-    if turn is not None:
-        differs = wording.verdict(turn) != "none"
+    if early is not None:
+        differs = wording.verdict(early) != "none"
         out.append(Reading("time_to_open", differs,
-                           f"The time to open measured there is greedy players'; on the same deals the search player "
-                           f"opens {_with_interval(turn)} own turns after greedy (among the rounds each opened): "
-                           + ("a strong player's time to open is measurably another." if differs else
-                              "no measurable difference.")))
+                           f"The times to open measured there are greedy players'; on the same deals the search player "
+                           f"has opened by its own turn {BY_TURN} in a share of rounds that differs from greedy's by "
+                           f"{_with_interval(early)}: " + ("a strong player's time to open is measurably another." if differs else
+                                         "no measurable difference.")))
     return out
 
 
@@ -362,14 +367,25 @@ def with_reading(report: str, page_blocks: Callable[[list[design.Results]], list
 
 
 def _step_text(findings: Sequence[Finding], config: Config) -> str:
+    """Where extra budget stops paying: after the last doubling that scores measurably fewer points."""
     steps = [f for f in findings if f.group == STEPS]
-    for f in steps:
-        if wording.verdict(f) != "lower":
-            low, high = (int(a.rsplit("=", 1)[1]) for a in (f.arms[1], f.arms[0]))
-            return (f"Extra budget stops paying at trials={low}: going to {high} changes points per round by "
-                    f"{_with_interval(f)}, not measurably fewer")
-    top = config.budgets[-1]
-    return f"Every step up to trials={top} still scores measurably fewer points: extra budget pays up to the largest measured"
+    margins = [f for f in findings if f.group == STRENGTH]
+    paying = [f for f in steps if wording.verdict(f) == "lower"]
+
+    def budget(arm: str) -> int:
+        return int(arm.rsplit("=", 1)[1])
+
+    if not paying:
+        return (f"No step up in budget scores measurably fewer points at this size (every step's interval holds "
+                f"zero or lies above it); against the expert the margin runs from {_with_interval(margins[0])} at "
+                f"trials={budget(margins[0].arms[0])} to {_with_interval(margins[-1])} at "
+                f"trials={budget(margins[-1].arms[0])}")
+    last = paying[-1]
+    if last is steps[-1]:
+        return (f"Extra budget still pays at the largest step measured: trials={budget(last.arms[0])} scores "
+                f"{_with_interval(last)} points per round against trials={budget(last.arms[1])}")
+    return (f"Extra budget stops paying after trials={budget(last.arms[0])}: that step scores {_with_interval(last)} "
+            f"points per round against trials={budget(last.arms[1])}, and no larger step scores measurably fewer")
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
@@ -448,7 +464,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
 
     first = runs[0]
     c = first.config
-    behaviour = [POINTS, HELD, LAID, OPENED, OPEN_TURN, ABOVE, TAKES]
+    behaviour = [POINTS, HELD, LAID, OPENED, OPEN_EARLY, ABOVE, TAKES]
     blocks = [
         ("h2", "Strength against budget"),
         ("p", f"The search at each budget in seat 0 of Rami 51, three experts in the other seats, against an expert "
@@ -464,7 +480,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
         ("p", f"Each strategy in seat 0 with the same field of three experts, on the same deals; the search at "
               f"trials={c.trials}. A level per strategy (95% interval over games), then the search's difference from "
               "each heuristic."),
-        _levels_table(first.findings, R51_GROUP, behaviour + list(HELD_BY_LENGTH) + [HELD_ROUNDS, ABOVE_10],
+        _levels_table(first.findings, R51_GROUP, behaviour + [OPEN_TURN, *HELD_BY_LENGTH, HELD_ROUNDS, ABOVE_10],
                       RAMI51, c.trials),
         report.difference_table(_only(runs, R51_GROUP), behaviour, lambda f: f"search − {f.arms[1]}"),
         ("h2", "Behaviour beside the heuristics, Rami contrat"),
@@ -515,7 +531,7 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config,
                                 "ms of CPU per searched decision\n(this machine; not a result)",
                                 title="The search against an expert, by budget (Rami 51, 3 expert opponents)")
     panels = {}
-    for metric in (POINTS, HELD, OPEN_TURN, TAKES):
+    for metric in (POINTS, HELD, OPEN_EARLY, TAKES):
         names = [n for n in ("search", *HEURISTICS)
                  if _find(findings, metric, (search_arm(config.trials) if n == "search" else n,), R51_GROUP)]
         panels[metric] = (names, [_find(findings, metric, (search_arm(config.trials) if n == "search" else n,),

@@ -84,7 +84,7 @@ def _summary_findings(keeps_jokers: bool, asks: bool) -> list[Finding]:
     return [
         Finding(S.POINTS, (s, "greedy"), _est(-4.0, -5.5, -2.5), 40, 400, S.R51_GROUP, better="lower"),
         Finding(S.HELD, (s, "greedy"), held, 40, 400, S.R51_GROUP),
-        Finding(S.OPEN_TURN, (s, "greedy"), _est(0.1, -0.2, 0.4), 40, 400, S.R51_GROUP),
+        Finding(S.OPEN_EARLY, (s, "greedy"), _est(0.01, -0.02, 0.04), 40, 400, S.R51_GROUP),
         Finding(S.ABOVE, (s, "greedy"), _est(0.5, -1.0, 2.0), 40, 400, S.R51_GROUP),
         Finding(S.TAKES, (s, "greedy"), _est(-0.2, -0.3, -0.1), 40, 400, S.R51_GROUP),
         Finding(S.MAY_I, (c,), may_i, 10, 70, S.CONTRAT_GROUP),
