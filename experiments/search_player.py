@@ -294,7 +294,8 @@ def readings(findings: Sequence[Finding]) -> list[Reading]:
                                          "no measurable sign that keeping jokers pays.")))
     early, above = diff(OPEN_EARLY), diff(ABOVE)
     if early is not None and above is not None:
-        waits = wording.verdict(early) == "lower" or wording.verdict(above) == "higher"
+        # Waiting is opening later: more points at an opening made as early lay more at once, they do not wait.
+        waits = wording.verdict(early) == "lower"
         out.append(Reading("waiting_to_open", waits and stronger,
                            f"{lead}; its share of rounds opened by its own turn {BY_TURN} differs from greedy's by "
                            f"{_with_interval(early)}, and its openings lay {_with_interval(above)} points more above the "

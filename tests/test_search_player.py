@@ -100,6 +100,14 @@ def test_the_reading_rules_follow_the_numbers_both_ways():
     # Fewer discard takes in a stronger player go against the discard pile's advice, in both summaries.
     assert keeps["discard_pile"].contradicts and lays["discard_pile"].contradicts
     assert not keeps["waiting_to_open"].contradicts and not keeps["time_to_open"].contradicts
+    # Opening later goes against opening at the first chance, and the time to open differs; more points at an
+    # opening made as early do not.
+    later = [f if f.metric != S.OPEN_EARLY else Finding(f.metric, f.arms, _est(-0.05, -0.08, -0.02), 40, 400, f.group)
+             for f in _summary_findings(keeps_jokers=False, asks=False)]
+    bigger = [f if f.metric != S.ABOVE else Finding(f.metric, f.arms, _est(1.5, 0.5, 2.5), 40, 400, f.group)
+              for f in _summary_findings(keeps_jokers=False, asks=False)]
+    assert {r.report for r in S.readings(later) if r.contradicts} >= {"waiting_to_open", "time_to_open"}
+    assert not any(r.contradicts for r in S.readings(bigger) if r.report in ("waiting_to_open", "time_to_open"))
     # A search that scores no fewer points than greedy contradicts nothing by keeping jokers.
     weaker = [f if f.metric != S.POINTS else Finding(f.metric, f.arms, _est(1.0, -0.5, 2.5), 40, 400, f.group)
               for f in _summary_findings(keeps_jokers=True, asks=False)]
