@@ -32,6 +32,7 @@ REPORTED: tuple[str, ...] = (
     "opening_fork",
     "expert_vs_greedy",
     "bot_losses",
+    "search_player",
 )
 """The experiments of the report, in its order."""
 

@@ -529,6 +529,15 @@ class Experiment:
     command : callable, optional
         ``command(config) -> str``: the command that reproduces a run, for
         the page; by default ``rami experiment run NAME`` with the config's keys.
+    measure : callable, optional
+        ``measure(config) -> dict``: a measure of this machine taken after
+        the games (the CPU time of a search), kept in the provenance under
+        ``"measured"`` and never among the findings, which two seeds and the
+        result hashes compare. Its figures then take it: ``figures(frame,
+        findings, config, measured=...)``.
+    cites : tuple of str
+        Experiments whose ``summary.json`` its page reads (of the same
+        edition): the report runs those first.
     """
 
     name: str
@@ -549,6 +558,15 @@ class Experiment:
     notes: tuple[str, ...] = ()
     row_facts: Callable[[pl.DataFrame], dict[str, Any]] | None = None
     command: Callable[[Any], str] | None = None
+    measure: Callable[[Any], dict[str, Any]] | None = None
+    cites: tuple[str, ...] = ()
+
+    def draw(self, results: Results) -> dict[str, Any]:
+        """The figures of ``results`` (with the provenance's ``measured`` for an experiment that measures)."""
+        if self.measure is None:
+            return self.figures(results.frame, results.findings, results.config)
+        return self.figures(results.frame, results.findings, results.config,  # type: ignore[call-arg]
+                            measured=results.provenance.get("measured", {}))
 
     def config(self, quick: bool = False, **changes: Any) -> Config:
         """The default config (the quick edition's with ``quick``), with ``changes``."""
@@ -758,6 +776,8 @@ def run_experiment(
     record = provenance(config, wall, played, _deals(frame), frame.height)
     if experiment.row_facts is not None:
         record.update(experiment.row_facts(frame))
+    if experiment.measure is not None:
+        record["measured"] = experiment.measure(config)
     results = Results(experiment.name, experiment.title, config, findings, experiment.conclusions(findings, config),
                       frame, record, None if out is None else Path(out))
     if out is not None:

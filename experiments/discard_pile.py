@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, wording
+from experiments import compare, design, plots, search_player, wording
 from experiments.design import Arm, Finding
 
 TITLE = "What is the discard pile worth?"
@@ -121,7 +121,8 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
 
 EXPERIMENT = design.experiment_from(sys.modules[__name__],
                                        parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks)
+                                       page_blocks=search_player.with_reading("discard_pile", page_blocks),
+                                       cites=(search_player.PAGE,))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:

@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, stats, wording
+from experiments import compare, design, metrics, plots, search_player, stats, wording
 from experiments.design import Arm, Finding
 
 TITLE = 'What is "Puis-je ?" worth in Rami contrat?'
@@ -193,9 +193,10 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
 
 EXPERIMENT = design.experiment_from(sys.modules[__name__],
                                        parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks,
+                                       page_blocks=search_player.with_reading("may_i", page_blocks),
                                        claims=claims,
-                                       notes=tuple(NOTES))
+                                       notes=tuple(NOTES),
+                                       cites=(search_player.PAGE,))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:

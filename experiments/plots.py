@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from experiments.stats import Estimate
 
-__all__ = ["effect_curve", "heat_map", "interval_plot", "position_plot", "series_plot", "survival_plot"]
+__all__ = ["budget_plot", "effect_curve", "panel_plot", "heat_map", "interval_plot", "position_plot", "series_plot", "survival_plot"]
 
 
 def interval_plot(
@@ -342,3 +342,101 @@ def heat_map(
         ax.set_title("\n".join(textwrap.wrap(title, 60)), fontsize=10)
     fig.tight_layout()
     return fig, ax
+
+
+def budget_plot(
+    budgets: Sequence[int],
+    estimates: Sequence[Estimate],
+    costs: Sequence[float],
+    ylabel: str,
+    cost_label: str,
+    title: str = "",
+) -> tuple[Figure, Axes]:
+    """A difference at each budget with its 95% interval, and what each budget costs on a second axis.
+
+    Parameters
+    ----------
+    budgets : sequence of int, length n
+        The budgets (a search's trials), on a log-2 axis.
+    estimates : sequence of Estimate, length n
+        The difference measured at each budget (left axis, zero marked).
+    costs : sequence of float, length n
+        What each budget costs (right axis, squares); NaN where unmeasured.
+
+    Returns
+    -------
+    (fig, ax) : the figure and the left axes; the right one is ``ax.right``.
+    """
+    if not len(budgets) == len(estimates) == len(costs):
+        raise ValueError(f"{len(budgets)} budgets, {len(estimates)} estimates, {len(costs)} costs")
+    fig = Figure(figsize=(7.0, 4.2))
+    ax = fig.subplots()
+    x = np.asarray(budgets, dtype=float)
+    est = np.array([e.estimate for e in estimates])
+    lo = np.array([e.low for e in estimates])
+    hi = np.array([e.high for e in estimates])
+    unit = estimates[0].unit if estimates else "game"
+    drawn = ax.errorbar(x, est, yerr=[est - lo, hi - est], fmt="o-", capsize=3, markersize=5, color="#1f77b4",
+                        label="difference (left axis)")
+    ax.axhline(0.0, color="#999999", lw=1, ls="--")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([str(b) for b in budgets])
+    ax.set_xlabel("budget (trials per choice)")
+    ax.set_ylabel(f"{ylabel}\n(bars: 95% interval, {unit}s resampled)", color="#1f77b4")
+    right = ax.twinx()
+    (cost,) = right.plot(x, np.asarray(costs, dtype=float), "s--", color="#d62728", markersize=5,
+                         label="cost (right axis)")
+    ax.legend(handles=[drawn, cost], fontsize=8, loc="best")
+    right.set_ylabel(cost_label, color="#d62728")
+    right.set_ylim(bottom=0)
+    ax.right = right  # type: ignore[attr-defined]
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, ax
+
+
+def panel_plot(
+    panels: Mapping[str, tuple[Sequence[str], Sequence[Estimate]]],
+    title: str = "",
+    columns: int = 2,
+) -> tuple[Figure, Sequence[Axes]]:
+    """One panel per measure, on its own scale: a row per level (a strategy) with its 95% interval.
+
+    Parameters
+    ----------
+    panels : mapping of str to (labels, estimates)
+        The measure (the panel's title) and its levels.
+    columns : int
+        Panels per row.
+
+    Returns
+    -------
+    (fig, axes) : the figure and its panels, in the order of ``panels``.
+    """
+    n = len(panels)
+    rows = max(1, -(-n // columns))
+    fig = Figure(figsize=(4.0 * columns, 2.4 * rows + 0.6))
+    axes = np.atleast_1d(fig.subplots(rows, columns)).ravel()
+    unit = "game"
+    for ax, (name, (labels, estimates)) in zip(axes, panels.items()):
+        y = np.arange(len(labels))[::-1]
+        est = np.array([e.estimate for e in estimates])
+        lo = np.array([e.low for e in estimates])
+        hi = np.array([e.high for e in estimates])
+        unit = estimates[0].unit if len(estimates) else unit
+        ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#6d8fb3", capsize=3,
+                    markersize=4)
+        ax.set_yticks(y, list(labels))
+        ax.set_title("\n".join(textwrap.wrap(name, 40)), fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+        ax.tick_params(labelsize=8)
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    fig.supxlabel(f"points: estimate; bars: 95% interval, {unit}s resampled (each panel on its own scale)", fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig, list(axes[:n])

@@ -29,7 +29,7 @@ import experiments
 from experiments import design, wording
 from experiments.design import Experiment, Finding, Results
 
-__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "write_document", "write_index",
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "write_document", "write_index",
            "write_page"]
 
 log = logging.getLogger(__name__)
@@ -280,7 +280,7 @@ def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
     figure_dir = folder / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
     images = {}
-    figs = experiment.figures(first.frame, first.findings, first.config)
+    figs = experiment.draw(first)
     for fig_name, fig in figs.items():
         png = io.BytesIO()
         fig.savefig(png, format="png", dpi=110)
@@ -326,7 +326,7 @@ def build_report(
         (:func:`experiments.design.reanalyse`).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
+    for name in run_order(names):
         experiment = experiments.load(name)
         runs = []
         for seed in seeds:
@@ -345,6 +345,13 @@ def build_report(
             runs.append(experiment.run(config, out, tick))
         write_page(name, runs, folder / name, quick)
     return write_index(folder, quick, list(seeds))
+
+
+def run_order(names: Sequence[str]) -> list[str]:
+    """``names`` in the order the report runs them: an experiment another one's page cites first (its
+    ``summary.json`` must be written when that page is), the others in the report's order."""
+    cited = {c for n in names for c in experiments.load(n).cites}
+    return [n for n in names if n in cited] + [n for n in names if n not in cited]
 
 
 def _same_run(folder: Path, config: design.Config) -> bool:

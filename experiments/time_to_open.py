@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import design, metrics, plots, stats, wording
+from experiments import design, metrics, plots, search_player, stats, wording
 from experiments.design import Arm, Finding
 
 TITLE = "How long does it take to open?"
@@ -202,9 +202,10 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
 
 EXPERIMENT = design.experiment_from(sys.modules[__name__],
                                        parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks,
+                                       page_blocks=search_player.with_reading("time_to_open", page_blocks),
                                        claims=claims,
-                                       estimand=ESTIMAND)
+                                       estimand=ESTIMAND,
+                                       cites=(search_player.PAGE,))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:

@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, wording
+from experiments import compare, design, plots, search_player, wording
 from experiments.design import Arm, Finding
 
 TITLE = "What does it cost to wait before opening?"
@@ -147,7 +147,8 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
 
 EXPERIMENT = design.experiment_from(sys.modules[__name__],
                                        parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks)
+                                       page_blocks=search_player.with_reading("waiting_to_open", page_blocks),
+                                       cites=(search_player.PAGE,))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:

@@ -19,13 +19,15 @@ from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "agreement", "analyse",
-    "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "rollout", "rules", "simulate", "study",
+    "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "rollout", "rules", "search_effort",
+    "simulate", "study",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
 __version__ = provenance.package_version() if provenance.package_version() != provenance.UNKNOWN else "0+unknown"
 
-_API = ("GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced", "simulate")
+_API = ("GAME_COLUMNS", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced", "search_effort",
+        "simulate")
 
 
 def __getattr__(name: str) -> Any:

@@ -19,6 +19,7 @@ import json
 import math
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -34,6 +35,7 @@ from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND
 from sim.engine import play as E
 from sim.engine import warm
 from sim.engine.params import kernel_rules
+from sim.engine.search import TALLY_DECISIONS, TALLY_PLAYOUTS
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
 from sim.engine.warm import ensure_compiled
 from sim.provenance import package_version, run_record
@@ -42,7 +44,7 @@ from sim.trace import events_to_dicts
 
 __all__ = [
     "BLOCKED", "GAME_COLUMNS", "GAME_LEVEL", "RESULT_COLUMNS", "ROUND_COLUMNS", "game_summary", "load", "play_traced",
-    "resolve", "ruleset_label", "simulate",
+    "resolve", "ruleset_label", "search_effort", "simulate",
 ]
 
 load = store.load
@@ -461,6 +463,53 @@ def scripted_deal(
     # The engine deals from the round's first player round the table.
     in_turn_order = [c for k in range(ruleset.players) for c in dealt[(first + k) % ruleset.players]]
     return np.array([int(c) for c in in_turn_order + top + cardlib.parse(stock)] + list(rest), dtype=np.int64)
+
+
+def search_effort(
+    ruleset: Ruleset | str,
+    strategies: Sequence[str | strategy_lib.Strategy],
+    n_games: int = 4,
+    seed: int = 1,
+    first_game: int = 0,
+) -> pl.DataFrame:
+    """The work of a table's searching seats, game by game: what a search costs on this machine.
+
+    Plays games ``first_game .. first_game + n_games - 1`` of the simulation
+    seeded ``seed`` (the very games :func:`simulate` plays), one at a time on
+    the calling thread, and counts the searched decisions (two legal choices
+    or more) and the playouts they played, with the thread's CPU time of the
+    whole game. The counts are deterministic; the CPU time is not (it
+    depends on the machine and on what else runs on it), so it belongs in
+    no result that is hashed or compared between runs.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``game``, ``cpu_seconds`` (float64), ``decisions`` and
+        ``playouts`` (int64), one row per game.
+    """
+    r, chosen = resolve(ruleset, strategies)
+    n_games = _check_count("n_games", n_games, 1)
+    first_game = _check_count("first_game", first_game, 0)
+    seed = _check_seed(seed)
+    kr = kernel_rules(r)
+    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    if not E.searching(kinds):
+        raise ValueError("search_effort measures a searching seat: seat a search strategy")
+    _compile_once(r)
+    res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
+    rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
+    for game in range(first_game, first_game + n_games):
+        tally = np.zeros(E.N_TALLY, dtype=np.int64)
+        start = time.thread_time()
+        E.search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, tally)
+        rows["cpu_seconds"].append(time.thread_time() - start)
+        rows["game"].append(game)
+        rows["decisions"].append(int(tally[TALLY_DECISIONS]))
+        rows["playouts"].append(int(tally[TALLY_PLAYOUTS]))
+    _raise_policy_errors(chosen)
+    return pl.DataFrame(rows, schema={"game": pl.Int64, "cpu_seconds": pl.Float64, "decisions": pl.Int64,
+                                      "playouts": pl.Int64})
 
 
 def play_traced(
