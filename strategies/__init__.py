@@ -162,8 +162,10 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0}
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0}
 """The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
+WHOLE_SEARCH_PARAMETERS = ("trials", "salt")
+"""The search's parameters that are whole numbers."""
 
 STRATEGIES["search"] = Strategy(
     "search", KIND_SEARCH, dict(SEARCH_DEFAULTS),
@@ -185,8 +187,9 @@ def search(base: "str | Strategy | None" = None, **numbers: float) -> Strategy:
                              f"{', '.join(SEARCH_PARAMETERS)}")
         _, low, high, meaning = SEARCH_PARAMETERS[key]
         if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-                or not low <= value <= high or (key == "trials" and value != int(value))):
-            raise ValueError(f"search parameter {key} = {value!r} must be a {'whole ' if key == 'trials' else ''}"
+                or not low <= value <= high or (key in WHOLE_SEARCH_PARAMETERS and value != int(value))):
+            raise ValueError(f"search parameter {key} = {value!r} must be a "
+                             f"{'whole ' if key in WHOLE_SEARCH_PARAMETERS else ''}"
                              f"number from {low} to {high} ({meaning})")
     params = {**SEARCH_DEFAULTS, **numbers}
     changed = [f"{k}={v:g}" for k, v in numbers.items() if v != SEARCH_DEFAULTS[k]]

@@ -19,6 +19,7 @@ from sim.engine.policies import (
     P_OPEN_CARDS,
     P_OPEN_EXTRA,
     P_RECOVER,
+    P_SEARCH_SALT,
     P_SEARCH_TRIALS,
     P_SEARCH_WIDTH,
     P_TAKE,
@@ -52,5 +53,7 @@ SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
     # parameter, base, names a strategy rather than a number (strategies.get).
     "trials": (P_SEARCH_TRIALS, 2, 4096, "the most trials (re-deals) per choice of a decision"),
     "width": (P_SEARCH_WIDTH, 0, 200, "stop once every remaining difference's interval is narrower (points)"),
+    "salt": (P_SEARCH_SALT, 0, 1_000_000, "a number mixed into the rollouts' seeds: two salts, two independent "
+             "searches of the same positions (the search's own noise)"),
 }
-"""The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` whole)."""
+"""The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` and ``salt`` whole)."""

@@ -110,10 +110,12 @@ KIND_SEARCH = 3
     P_TAKE,
 ) = range(12)
 # KIND_SEARCH only: the most trials per choice, the base strategy's kind,
-# and the width (points) under which choices count as alike.
+# the width (points) under which choices count as alike, and the salt mixed
+# into its rollouts' seeds.
 P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH = 12, 13, 14
-N_PARAMS = 16
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
+P_SEARCH_SALT = 16
+N_PARAMS = 17
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

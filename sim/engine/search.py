@@ -50,7 +50,9 @@ from sim.engine.game import close_game, deterministic, game_over, record_round, 
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
 from sim.engine.melds import JOKER, bit, workspace
-from sim.engine.policies import KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_TRIALS, P_SEARCH_WIDTH
+from sim.engine.policies import (
+    KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_SALT, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
+)
 from sim.engine.rng import STREAM_SEARCH, derive_seed
 from sim.engine.rollout import MODE_BELIEF, run_trials
 from sim.engine.round import deal_round, make_buffers, round_outcome
@@ -218,7 +220,8 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
 
     ``known``: the cards each seat is publicly known to hold (the seat's own
     row is not read). A decision with one legal choice costs nothing. The
-    rollout is seeded by ``(seed, game)`` and the decision (:func:`decision_key`).
+    rollout is seeded by ``(seed, game)`` and the decision (:func:`decision_key`),
+    the seed shifted by the seat's ``salt`` (0 by default: the seed itself).
     """
     n = list_choices(g, st, ts, base_choice, choices)
     if n < 2:
@@ -233,7 +236,8 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
     mine[seat, :] = 0  # the seat sees its own hand
     tally[TALLY_DECISIONS] += 1
     return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine,
-                           derive_seed(np.uint64(seed), game, decision_key(g, st, ts), STREAM_SEARCH), trials,
+                           derive_seed(np.uint64(seed) + np.uint64(params[seat, P_SEARCH_SALT]), game,
+                                       decision_key(g, st, ts), STREAM_SEARCH), trials,
                            params[seat, P_SEARCH_WIDTH], choices, n, tally)
 
 
