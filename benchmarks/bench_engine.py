@@ -33,11 +33,12 @@ Prints, after compilation (a warm-up run is not timed):
   CPU seconds), and the part of it a second run does not repeat, the
   compiling (``--no-compile`` skips it).
 Targets (4 greedy players, one core, floor ratios read in one run): rami51
-within 15x of the floor, contrat within 25x, basic rummy within 6x; four
+within 10x of the floor, contrat within 14x, basic rummy within 4.5x; four
 experts of rami51 within 30x; two
 cores within 10% of twice one core, read against the machine baseline;
 sim.best_openings at most 1 us per 14-card hand; the first
-``rami simulate --games 100`` on a fresh cache within 60 s on 2 cores.
+``rami simulate --games 100`` on a fresh cache within 30 s on an idle
+2-core machine (compile included), and ``rami report --quick`` within 75 s.
 
 On a shared, loaded machine, wall-clock rates move by tens of percent from
 one run to the next; to compare two versions of the engine there, compare
