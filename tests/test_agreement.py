@@ -33,6 +33,18 @@ def test_a_strategy_agrees_with_itself_at_every_decision():
     assert result.table_strategies == ("greedy", "expert", "greedy", "expert")
 
 
+def test_the_searching_player_agrees_with_itself_and_a_salt_is_another_search():
+    # At its own positions the search, rebuilding what each seat is known to hold from the public events alone,
+    # makes the very choices it made in the game (which tracked them move by move); a salt draws other rollouts.
+    same = sim.agreement(SEARCH, SEARCH, games=2, max_rounds=1, field="expert", seed=2)
+    assert same.row("all")["decisions"] > 0 and same.row("all")["share"] == 1.0
+    salted = sim.agreement(SEARCH, SEARCH + ",salt=1", games=2, max_rounds=1, field="expert", seed=2)
+    assert salted.row("all")["decisions"] == same.row("all")["decisions"]
+    assert salted.row("all")["share"] < 1.0
+    with pytest.raises(ValueError, match="salt"):
+        sim.agreement(SEARCH, "search:salt=0.5", games=1)
+
+
 def test_shares_lie_in_their_intervals_and_count_the_walks_decisions(expert_vs_search):
     result = expert_vs_search
     for row in result.table.iter_rows(named=True):
