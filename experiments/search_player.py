@@ -486,9 +486,8 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
         report.difference_table(_only(runs, R51_GROUP), behaviour, lambda f: f"search − {f.arms[1]}"),
         ("h2", "Behaviour beside the heuristics, Rami contrat"),
         ("p", f"The same, in Rami contrat over the first {c.contrat_games} games: how many cards each takes by "
-              "\"Puis-je ?\" (each comes with a penalty card). The search answers \"Puis-je ?\" as its own decision "
-              "only where the engine searches it; otherwise its base strategy answers, and the expert's point for "
-              "Rami contrat never asks. The numbers below are measured, whichever it is."),
+              "\"Puis-je ?\" (each comes with a penalty card). The search answers \"Puis-je ?\" as its own decision, "
+              "by playouts like every other, while its base, the expert's point for Rami contrat, never asks."),
         _levels_table(first.findings, CONTRAT_GROUP, list(_contrat_measures()), CONTRAT, c.trials),
         report.difference_table(_only(runs, CONTRAT_GROUP), list(_contrat_measures()),
                                 lambda f: f"search − {f.arms[1].removeprefix('contrat: ')}"),
