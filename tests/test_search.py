@@ -8,7 +8,7 @@ import pytest
 import sim
 import strategies as S
 from sim.engine import search as SK
-from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_TRIALS
+from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_SALT, P_SEARCH_TRIALS
 from sim.position import Position
 from sim.rules.replay import check_trace
 
@@ -21,7 +21,9 @@ def test_search_by_name_with_parameters_and_base():
     assert s.params == S.SEARCH_DEFAULTS
     t = S.get("search:trials=64,base=cautious,width=1")
     assert t.name == "search:trials=64,width=1,base=cautious"
-    assert t.params == {"trials": 64, "width": 1}
+    assert t.params == {"trials": 64, "width": 1, "salt": 0}
+    salted = S.get("search:salt=7")
+    assert salted.name == "search:salt=7" and salted.vector()[P_SEARCH_SALT] == 7
     v = t.vector()
     assert v[P_SEARCH_TRIALS] == 64 and v[P_SEARCH_BASE] == KIND_HEURISTIC
     # The base's own parameters fill the rest of the vector: the playouts read them.
