@@ -97,24 +97,42 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-_COMPILED = False
+_COMPILED: set[tuple[bool, bool]] = set()
+"""The entries this process has compiled or loaded: (a seat searches, the first deals are given)."""
 
 COMPILE_NOTICE = "compiling the engine (first run only)..."
 """Written to standard error when a first simulation compiles the engine (about a minute, once per machine)."""
 
 
-def _compile_once(ruleset: Ruleset) -> None:
-    """Have the round kernels compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`).
+def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.ndarray | None = None,
+                  condition: Any = None) -> None:
+    """Have the entry a run plays compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`).
 
     On an empty numba cache that takes about a minute: :data:`COMPILE_NOTICE`
     goes to standard error then, so that neither ``rami simulate`` nor a
     notebook cell sits silent meanwhile. Loading from the cache says nothing.
+    Tables where a seat searches, and conditioned deals, are played by entries
+    of their own (the searching game loop, the loops given the first decks):
+    a run that uses one compiles it here, with the same notice, by playing
+    one short game of its own table; a run that does not never compiles it.
     """
-    global _COMPILED
-    if not _COMPILED:
-        ensure_compiled(ruleset, lambda: print(COMPILE_NOTICE, file=sys.stderr, flush=True),
-                        notice_after=warm.NOTICE_AFTER)
-        _COMPILED = True
+    searching = kinds is not None and bool(E.searching(kinds))
+    key = (searching, condition is not None)
+    if key in _COMPILED:
+        return
+
+    def notice() -> None:
+        print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    if key == (False, False):
+        ensure_compiled(ruleset, notice, notice_after=warm.NOTICE_AFTER)
+    else:
+        kr = kernel_rules(ruleset)
+        orders = batches.accepted_orders(ruleset, condition, 0, 0, 1)[0] if condition is not None else None
+        # One round of one game: the types are the run's, the play is short.
+        warm.compile_with_notice(lambda: batches.run_batch(kr, 0, 0, 1, kinds, params, 1, False, orders=orders),
+                                 notice, warm.NOTICE_AFTER)
+    _COMPILED.add(key)
 
 
 def simulate(
@@ -297,7 +315,7 @@ def simulate(
     # Compiled (or loaded) before the first batch, in the thread that
     # compiles without paging its frames in and out: a third less time on a
     # fresh cache. Once a process has the kernels this costs nothing.
-    _compile_once(r)
+    _compile_once(r, kinds, params, cond)
     if progress:
         progress(0)
     if workers == 1:
@@ -350,7 +368,9 @@ def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: An
             todo = writer.missing(first_game, n_games, batch_size)
             found = n_games - sum(count for _, count in todo)
             if not cluster and todo:
-                _compile_once(ruleset)  # after every check: a refused folder costs no compilation
+                # After every check: a refused folder costs no compilation.
+                _compile_once(job.condition_ruleset if job.condition is not None else ruleset, job.kinds,
+                              job.params, job.condition)
             if progress:
                 progress(found)
             if cluster:
@@ -496,7 +516,7 @@ def search_effort(
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     if not E.searching(kinds):
         raise ValueError("search_effort measures a searching seat: seat a search strategy")
-    _compile_once(r)
+    _compile_once(r, kinds, params)
     res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
     rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
     for game in range(first_game, first_game + n_games):

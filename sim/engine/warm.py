@@ -5,6 +5,9 @@ The first run on a machine compiles the engine (about 80 CPU seconds;
 a second). :func:`ensure_compiled` gets that done before the games start,
 so that a progress display does not sit at 0% meanwhile and a rate measured
 afterwards excludes it; it tells its caller when the wait is a compilation.
+:func:`compile_with_notice` does the same for the other entries (the
+searching game loop, the loops given conditioned first deals), which only a
+run that plays them compiles.
 """
 
 from __future__ import annotations
@@ -39,11 +42,24 @@ def ensure_compiled(ruleset: Ruleset, notice: Callable[[], None] | None = None,
     kinds = np.full(E.MAX_SEATS, KIND_RANDOM, dtype=np.int64)
     params = np.zeros((E.MAX_SEATS, N_PARAMS), dtype=np.float64)
     res = np.zeros((E.N_R, E.MAX_ROUNDS * kr.players), dtype=np.int32)
+    return compile_with_notice(lambda: E.play_games(kr, np.uint64(0), 0, 1, kinds, params, E.MAX_ROUNDS, res, 0,
+                                                    False), notice, notice_after)
+
+
+def compile_with_notice(work: Callable[[], object], notice: Callable[[], None] | None = None,
+                        notice_after: float = NOTICE_AFTER) -> float:
+    """Run ``work`` (a small call of the entry a run will use) in the compiling thread; the seconds it took.
+
+    As :func:`ensure_compiled`, for any entry: the searching game loop, or
+    the loops that play conditioned deals, each compiled (or loaded) once
+    and only by a run that uses it. ``notice`` is called once, from this
+    thread, when ``work`` has not finished after ``notice_after`` seconds.
+    """
     failure: list[BaseException] = []
 
     def play() -> None:
         try:
-            E.play_games(kr, np.uint64(0), 0, 1, kinds, params, E.MAX_ROUNDS, res, 0, False)
+            work()
         except BaseException as exc:  # handed to the caller's thread below
             failure.append(exc)
 
