@@ -97,7 +97,7 @@ def _check_seed(seed: Any) -> int:
     return int(seed)
 
 
-_COMPILED: set[tuple[bool, bool]] = set()
+READY_ENTRIES: set[tuple[bool, bool]] = set()
 """The entries this process has compiled or loaded: (a seat searches, the first deals are given)."""
 
 COMPILE_NOTICE = "compiling the engine (first run only)..."
@@ -118,7 +118,7 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     """
     searching = kinds is not None and bool(E.searching(kinds))
     key = (searching, condition is not None)
-    if key in _COMPILED:
+    if key in READY_ENTRIES:
         return
 
     def notice() -> None:
@@ -132,7 +132,7 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
         # One round of one game: the types are the run's, the play is short.
         warm.compile_with_notice(lambda: batches.run_batch(kr, 0, 0, 1, kinds, params, 1, False, orders=orders),
                                  notice, warm.NOTICE_AFTER)
-    _COMPILED.add(key)
+    READY_ENTRIES.add(key)
 
 
 def simulate(

@@ -128,16 +128,16 @@ def test_a_run_compiles_the_entry_it_plays_and_no_other(monkeypatch):
         played.append((bool(E.searching(kinds)), kw.get("orders") is not None))
         return real(kr, seed, start, count, kinds, params, max_rounds, *args, **kw)
 
-    monkeypatch.setattr(api, "_COMPILED", set())
+    monkeypatch.setattr(api, "READY_ENTRIES", set())
     monkeypatch.setattr(batches, "run_batch", spy)
     sim.simulate("rami51", ["greedy"] * 3, n_games=2, seed=3, workers=1)
-    assert api._COMPILED == {(False, False)} and set(played) == {(False, False)}  # the plain loop: batches alone
+    assert api.READY_ENTRIES == {(False, False)} and set(played) == {(False, False)}  # the plain loop: batches alone
     before = len(played)
     sim.simulate("rami51", ["search:trials=2", "greedy", "greedy"], n_games=1, seed=3, workers=1, max_rounds=1)
     searched = played[before:]
-    assert api._COMPILED == {(False, False), (True, False)}
+    assert api.READY_ENTRIES == {(False, False), (True, False)}
     assert set(searched) == {(True, False)} and len(searched) == 2  # readied by one short game, then the batch
     before = len(played)
     sim.simulate("rami51", ["greedy"] * 3, n_games=1, seed=3, workers=1, condition="jokers(0) >= 1")
-    assert api._COMPILED == {(False, False), (True, False), (False, True)}
+    assert api.READY_ENTRIES == {(False, False), (True, False), (False, True)}
     assert set(played[before:]) == {(False, True)} and len(played[before:]) == 2
