@@ -519,10 +519,11 @@ def search_effort(
     _compile_once(r, kinds, params)
     res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
     rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
+    library = E.futures(kr, kinds, params)
     for game in range(first_game, first_game + n_games):
         tally = np.zeros(E.N_TALLY, dtype=np.int64)
         start = time.thread_time()
-        E.search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, tally)
+        E.search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
         rows["cpu_seconds"].append(time.thread_time() - start)
         rows["game"].append(game)
         rows["decisions"].append(int(tally[TALLY_DECISIONS]))
@@ -566,8 +567,12 @@ def play_traced(
     if deal is not None:
         order_round = _check_count("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
-    trace = E.trace_search_game if E.searching(kinds) else E.trace_game
-    n_ev, overflow = trace(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round, bool(rotate))
+    if E.searching(kinds):
+        n_ev, overflow = E.trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
+                                             order_round, bool(rotate), *E.futures(kr, kinds, params))
+    else:
+        n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
+                                      bool(rotate))
     _raise_policy_errors(chosen)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")

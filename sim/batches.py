@@ -121,13 +121,13 @@ def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rot
         if E.searching(kinds):
             tally = np.zeros(E.N_TALLY, dtype=np.int64)
             return E.search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
-                                  rotate, tally)
+                                  rotate, *E.futures(kr, kinds, params), tally)
         return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
     decks, streams = orders
     if E.searching(kinds):
         tally = np.zeros(E.N_TALLY, dtype=np.int64)
         return E.search_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
-                                    rotate, decks, streams, tally)
+                                    rotate, decks, streams, *E.futures(kr, kinds, params), tally)
     return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
                               decks, streams)
 

@@ -527,6 +527,8 @@ class Position:
         self._kinds = np.zeros_like(kinds)
         self._search = np.zeros_like(kinds)
         S.search_table(kinds, self._params, self._kinds, self._search)
+        # A searching seat that values the game reads its base's library of rounds.
+        self._library = E.futures(self._kr, kinds, self._params) if self._search.any() else None
 
     def _decide(self) -> int:
         choice = K.decide(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng, self._ts)
@@ -540,8 +542,12 @@ class Position:
 
             seed, game = self._seed_game
             choices = np.zeros(self._st.act.shape[0] + 54, dtype=np.int64)
+            rounds, starts, points_per_game = self._library
+            totals = np.zeros(E.MAX_SEATS, dtype=np.int64)
+            totals[:len(self.totals)] = self.totals
             choice = S.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params, seat,
                                        known_cards(self), np.uint64(seed), game, self._search[seat], choice, choices,
+                                       totals, rounds[seat], starts[seat], points_per_game[seat],
                                        np.zeros(E.N_TALLY, dtype=np.int64))
         return int(choice)
 

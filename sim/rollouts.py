@@ -247,7 +247,7 @@ def rollout(
     seat = root.seat
     known = known_cards(root) if mode == "belief" else np.zeros((MAX_SEATS, 53), dtype=np.int64)
     points = np.full((k, n), np.nan)
-    raw = np.zeros((k, n), dtype=np.int64)
+    raw = np.zeros((k, n, MAX_SEATS), dtype=np.int64)
     out = np.zeros((k, n), dtype=np.bool_)
     active = np.ones(k, dtype=np.bool_)
     dropped: list[int | None] = [None] * k
@@ -269,7 +269,7 @@ def rollout(
             play(t0, t1)
         for j in range(k):
             if active[j]:
-                points[j, t0:t1] = raw[j, t0:t1]
+                points[j, t0:t1] = raw[j, t0:t1, seat]
 
     done = 0
     look = 0

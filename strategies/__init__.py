@@ -162,9 +162,9 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0}
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0, "horizon": 0}
 """The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
-WHOLE_SEARCH_PARAMETERS = ("trials", "salt")
+WHOLE_SEARCH_PARAMETERS = ("trials", "salt", "horizon")
 """The search's parameters that are whole numbers."""
 
 STRATEGIES["search"] = Strategy(

@@ -19,6 +19,7 @@ from sim.engine.policies import (
     P_OPEN_CARDS,
     P_OPEN_EXTRA,
     P_RECOVER,
+    P_SEARCH_HORIZON,
     P_SEARCH_SALT,
     P_SEARCH_TRIALS,
     P_SEARCH_WIDTH,
@@ -55,5 +56,7 @@ SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
     "width": (P_SEARCH_WIDTH, 0, 200, "stop once every remaining difference's interval is narrower (points)"),
     "salt": (P_SEARCH_SALT, 0, 1_000_000, "a number mixed into the rollouts' seeds: two salts, two independent "
              "searches of the same positions (the search's own noise)"),
+    "horizon": (P_SEARCH_HORIZON, 0, 1, "0 values a playout by the round's points, 1 by the chance it leaves of "
+                "winning the game, in points (sim.engine.game_value)"),
 }
 """The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` and ``salt`` whole)."""

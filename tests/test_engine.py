@@ -319,7 +319,7 @@ def test_the_random_streams_have_distinct_fixed_purposes():
     assert len(set(RNG.STREAMS)) == len(RNG.STREAMS)
     assert named == {"STREAM_SEAT_POLICY": 1, "STREAM_DECK": 2, "STREAM_ROLLOUT_SEAT_POLICY": 3,
                      "STREAM_ROLLOUT_DECK": 4, "STREAM_ROLLOUT_DEAL": 5, "STREAM_SEARCH": 6,
-                     "STREAM_HELD_DEAL": 7}
+                     "STREAM_HELD_DEAL": 7, "STREAM_GAME_FUTURE": 8}
 
 
 def test_result_frame_is_consistent():

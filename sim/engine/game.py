@@ -231,8 +231,13 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
     With ``rotate``, strategy ``j`` plays seat ``(j + game) mod players``, so
     over consecutive games every strategy sits everywhere equally often.
     """
-    n = rules.players
-    for s in range(n):
-        j = (s - game) % n if rotate else s
+    for s in range(rules.players):
+        j = strategy_at(rules, game, s, rotate)
         kinds_out[s] = kinds[j]
         params_out[s] = params[j]
+
+
+@kernel
+def strategy_at(rules, game, seat, rotate):
+    """The strategy (its index in the table's list) at ``seat`` in game ``game`` (see :func:`seating`)."""
+    return (seat - game) % rules.players if rotate else seat

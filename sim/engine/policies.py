@@ -110,12 +110,14 @@ KIND_SEARCH = 3
     P_TAKE,
 ) = range(12)
 # KIND_SEARCH only: the most trials per choice, the base strategy's kind,
-# the width (points) under which choices count as alike, and the salt mixed
-# into its rollouts' seeds.
+# the width (points) under which choices count as alike, the salt mixed
+# into its rollouts' seeds, and its horizon (0 the round's points, 1 the
+# game's value: sim.engine.game_value).
 P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH = 12, 13, 14
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
 P_SEARCH_SALT = 16
-N_PARAMS = 17
+P_SEARCH_HORIZON = 17
+N_PARAMS = 18
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

@@ -35,8 +35,11 @@ STREAM_HELD_DEAL = 7
 """The cards a condition fixes in a conditioned deal (``sim.deals``): how many copies of each named card each
 held hand gets and where the named cards left over go, for the ``k``-th deal of round ``r`` of a game:
 ``derive_seed(derive_seed(seed, game, r, ...), k, 0, ...)``."""
+STREAM_GAME_FUTURE = 8
+"""The futures of the game drawn after trial ``t`` of a searching seat's rollout, when it values the game
+(``sim.engine.game_value``): ``derive_seed(seed, t, 0, ...)``, the same for every choice of the trial."""
 STREAMS = (STREAM_SEAT_POLICY, STREAM_DECK, STREAM_ROLLOUT_SEAT_POLICY, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_DEAL,
-           STREAM_SEARCH, STREAM_HELD_DEAL)
+           STREAM_SEARCH, STREAM_HELD_DEAL, STREAM_GAME_FUTURE)
 """Every purpose, each a different number."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -150,7 +150,8 @@ def _seed_trial(seed, t, policy_rng, deck_rng):
 @entry
 def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
                points, went_out):
-    """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t]`` and ``went_out[j, t]``.
+    """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t, s]`` (every seat's round
+    points) and ``went_out[j, t]`` (whether ``seat`` went out).
 
     ``choices[j]`` is a choice of the root decision as
     :func:`sim.engine.position.decide` returns them. Each trial re-deals
@@ -190,5 +191,6 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
             K.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
             K.finish_round(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch)
             winner, _, _, round_points = K.round_result(rules, branch, g_branch, ev, ts_branch)
-            points[j, t] = round_points[seat]
+            for s in range(MAX_SEATS):
+                points[j, t, s] = round_points[s]
             went_out[j, t] = winner == seat

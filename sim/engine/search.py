@@ -4,9 +4,12 @@ A searching seat (policy kind ``KIND_SEARCH``) plays its draws, layings,
 discards and, in Rami contrat, its answers to "Puis-je ?" by playing every legal choice out to the round's end over re-deals
 of the cards it cannot see (belief mode, :func:`sim.engine.rollout.redeal`),
 with its base strategy at every seat of the playouts, and keeps the choice
-with the best mean round points. Trial ``t`` of every choice starts from the
-same re-deal and the same streams (:func:`sim.engine.rollout.run_trials`),
-so choices are compared on common futures.
+with the best mean round points, or with its ``horizon`` the best mean value
+of the round's outcome for the game (:mod:`sim.engine.game_value`: the
+chance of winning the game it leaves, in points). Trial ``t`` of every
+choice starts from the same re-deal and the same streams
+(:func:`sim.engine.rollout.run_trials`), so choices are compared on common
+futures.
 
 Why a game loop of its own: numba cannot type a recursive call graph, and a
 search is a turn that plays turns. So the search is not a policy the turn
@@ -46,14 +49,15 @@ import numpy as np
 
 from sim.engine import params as P
 from sim.engine import position as K
-from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round
+from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategy_at
+from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
 from sim.engine.melds import JOKER, bit, workspace
 from sim.engine.policies import (
-    KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_SALT, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
+    KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_SALT, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
 )
-from sim.engine.rng import STREAM_SEARCH, derive_seed
+from sim.engine.rng import STREAM_GAME_FUTURE, STREAM_SEARCH, derive_seed
 from sim.engine.rollout import MODE_BELIEF, run_trials
 from sim.engine.round import deal_round, make_buffers, round_outcome
 from sim.engine.events import N_EV
@@ -153,14 +157,22 @@ def list_choices(g, st, ts, base_choice, choices):
 
 
 @entry
-def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, width, choices, n, tally):
+def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, width, choices, n, totals, horizon,
+                    library, starts, points_per_game, tally):
     """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
 
-    ``kinds``/``params`` are the strategies of the playouts. Adds the
-    playouts it played to ``tally[TALLY_PLAYOUTS]``.
+    ``kinds``/``params`` are the strategies of the playouts. A playout is
+    valued by ``seat``'s round points (``horizon`` 0), or by the game's
+    value of the round's outcome after the game's ``totals``
+    (:func:`sim.engine.game_value.game_value` with ``library``, ``starts``
+    and ``points_per_game``). Adds the playouts it played to
+    ``tally[TALLY_PLAYOUTS]``.
     """
-    points = np.zeros((n, trials), dtype=np.int64)
+    outcome = np.zeros((n, trials, MAX_SEATS), dtype=np.int64)
+    value = np.zeros((n, trials), dtype=np.float64)
     went_out = np.zeros((n, trials), dtype=np.bool_)
+    futures_rng = np.zeros(1, dtype=np.uint64)
+    scratch = np.zeros(2 * MAX_SEATS, dtype=np.int64)
     active = np.ones(n, dtype=np.bool_)
     # "Worse" is a positive signed difference: more points, except in basic
     # rummy, where the round's winner scores.
@@ -174,14 +186,25 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, 
             if active[j]:
                 tally[TALLY_PLAYOUTS] += t1 - done
         run_trials(rules, st, g, ts, kinds, params, seat, known, MODE_BELIEF, seed, choices[:n], active, done, t1,
-                   points, went_out)
+                   outcome, went_out)
+        for t in range(done, t1):
+            for j in range(n):
+                if not active[j]:
+                    continue
+                if horizon == HORIZON_GAME:
+                    # The same futures for every choice of the trial: common futures, paired differences.
+                    futures_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_GAME_FUTURE)
+                    value[j, t] = game_value(rules, totals, outcome[j, t], g[G_ROUND] + 1, seat, library, starts,
+                                             points_per_game, futures_rng, scratch)
+                else:
+                    value[j, t] = outcome[j, t, seat]
         done = t1
         look += 1
         best = -1
         best_mean = 0.0
         for j in range(n):
             if active[j]:
-                m = sign * points[j, :done].sum() / done
+                m = sign * value[j, :done].sum() / done
                 if best < 0 or m < best_mean:
                     best = j
                     best_mean = m
@@ -191,7 +214,7 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, 
         for j in range(n):
             if not active[j] or j == best:
                 continue
-            d = sign * (points[j, :done] - points[best, :done]).astype(np.float64)
+            d = sign * (value[j, :done] - value[best, :done])
             m = d.mean()
             half = z * math.sqrt(max(((d - m) ** 2).sum() / (done - 1), 0.0) / done)
             if m - half > 0:
@@ -215,11 +238,15 @@ def decision_key(g, st, ts):
 
 
 @entry
-def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, trials, base_choice, choices, tally):
+def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, trials, base_choice, choices, totals,
+                    library, starts, points_per_game, tally):
     """What searching ``seat`` plays at the decision ``ts`` stands at (``base_choice``: its base's choice).
 
     ``known``: the cards each seat is publicly known to hold (the seat's own
-    row is not read). A decision with one legal choice costs nothing. The
+    row is not read); ``totals``: the game's totals before this round;
+    ``library``, ``starts``, ``points_per_game``: the seat's library of
+    rounds (:mod:`sim.engine.game_value`), read only when its horizon is
+    the game. A decision with one legal choice costs nothing. The
     rollout is seeded by ``(seed, game)`` and the decision (:func:`decision_key`),
     the seed shifted by the seat's ``salt`` (0 by default: the seed itself).
     """
@@ -238,17 +265,20 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
     return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine,
                            derive_seed(np.uint64(seed) + np.uint64(params[seat, P_SEARCH_SALT]), game,
                                        decision_key(g, st, ts), STREAM_SEARCH), trials,
-                           params[seat, P_SEARCH_WIDTH], choices, n, tally)
+                           params[seat, P_SEARCH_WIDTH], choices, n, totals, np.int64(params[seat, P_SEARCH_HORIZON]),
+                           library, starts, points_per_game, tally)
 
 
 @entry
 def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, seed,
-                 search, tally):
+                 search, totals, library, starts, points_per_game, library_at, tally):
     """Deal round ``rnd`` and play it decision by decision, searching where ``search[seat]``; ``(winner, blocked, rami_sec)``.
 
     ``kinds``/``params``: the base strategy of each seat (a searching seat's
     base in its row); ``search[seat]``: 0, or the seat's trials per choice
-    (``params[seat, P_SEARCH_WIDTH]`` its width).
+    (``params[seat, P_SEARCH_WIDTH]`` its width); ``totals``: the game's
+    totals before the round; seat ``s``'s library of rounds is
+    ``library[library_at[s]]`` (with ``starts`` and ``points_per_game``).
     """
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
     ts = np.zeros(K.N_TS, dtype=np.int64)
@@ -270,8 +300,9 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
         seat = K.deciding_seat(ts)
         choice = K.decide(rules, st, g, kinds, params, policy_rng, ts)
         if search[seat] > 0:
+            j = library_at[seat]
             choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, search[seat], choice,
-                                     choices, tally)
+                                     choices, totals, library[j], starts[j], points_per_game[j], tally)
         for c in range(53):
             before[c] = held(st, seat, c)
         K.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
@@ -293,11 +324,13 @@ def search_table(kinds, params, base_kinds, search):
 
 @entry
 def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order,
-                     order_round, order_stream, tally):
+                     order_round, order_stream, library, starts, points_per_game, library_at, tally):
     """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events.
 
     ``order``, ``order_round`` and ``order_stream`` script one round's deal
-    as in :func:`sim.engine.game.play_game` (all empty: every deal shuffled).
+    as in :func:`sim.engine.game.play_game` (all empty: every deal shuffled);
+    seat ``s``'s library of rounds is ``library[library_at[s]]``
+    (:func:`search_round`).
     """
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
@@ -326,7 +359,8 @@ def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, e
             deck_rng[0] = order_stream[0]
         winner, blocked, rami_sec = search_round(rules, game, rnd, first, g, ev, buffers, base_kinds, params,
                                                  policy_rng, deck_rng, ws, order if rnd == order_round else order[:0],
-                                                 seed, search, tally)
+                                                 seed, search, totals, library, starts, points_per_game, library_at,
+                                                 tally)
         n_res = record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res,
                              n_res)
         rnd += 1
@@ -338,8 +372,13 @@ def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, e
 
 
 @entry
-def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, tally):
-    """:func:`sim.engine.play.play_games` for a table with a searching seat; ``tally`` counts its work (``TALLY_*``)."""
+def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, library, starts,
+                 points_per_game, tally):
+    """:func:`sim.engine.play.play_games` for a table with a searching seat; ``tally`` counts its work (``TALLY_*``).
+
+    ``library``, ``starts``, ``points_per_game``: each strategy's library of
+    rounds, in the order of ``kinds`` (:func:`sim.engine.game_value.futures`).
+    """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
     buffers = make_buffers()
@@ -348,11 +387,14 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
     no_stream = np.zeros(0, dtype=np.uint64)
     game_kinds = kinds.copy()
     game_params = params.copy()
+    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
     n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        for s in range(rules.players):
+            library_at[s] = strategy_at(rules, first_game + i, s, rotate)
         rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                                buffers, ws, order, 0, no_stream, tally)
+                                buffers, ws, order, 0, no_stream, library, starts, points_per_game, library_at, tally)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -361,7 +403,7 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
 
 @entry
 def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
-                       streams, tally):
+                       streams, library, starts, points_per_game, tally):
     """:func:`search_games` with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
 
     As :func:`sim.engine.play.play_games_dealt`: the deals a condition
@@ -373,11 +415,15 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
     ws = workspace()
     game_kinds = kinds.copy()
     game_params = params.copy()
+    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
     n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        for s in range(rules.players):
+            library_at[s] = strategy_at(rules, first_game + i, s, rotate)
         rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                                buffers, ws, orders[i], 0, streams[i:i + 1], tally)
+                                buffers, ws, orders[i], 0, streams[i:i + 1], library, starts, points_per_game,
+                                library_at, tally)
         if rows < 0:
             return i, n_res
         n_res = rows
@@ -385,15 +431,20 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
 
 
 @entry
-def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
-    """:func:`sim.engine.play.trace_game` for a table with a searching seat."""
+def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate, library, starts,
+                      points_per_game):
+    """:func:`sim.engine.play.trace_game` for a table with a searching seat (the libraries as :func:`search_games`)."""
     g = np.zeros(N_G, dtype=np.int64)
     g[G_TRACE] = 1
     res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)
     game_kinds = kinds.copy()
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
+    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
+    for s in range(rules.players):
+        library_at[s] = strategy_at(rules, game, s, rotate)
     tally = np.zeros(N_TALLY, dtype=np.int64)
     play_search_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(),
-                     workspace(), order, order_round, np.zeros(0, dtype=np.uint64), tally)
+                     workspace(), order, order_round, np.zeros(0, dtype=np.uint64), library, starts, points_per_game,
+                     library_at, tally)
     return g[G_NEV], g[G_OVERFLOW]
