@@ -85,11 +85,12 @@ def test_fewer_points_are_worth_more_on_common_futures():
     assert 0.3 < slope < 3.0
 
 
-def test_a_game_valuing_search_replays_through_the_rules_and_through_positions():
+@pytest.mark.parametrize("ruleset", [rules.preset("rami51", game_target=150), rules.preset("contrat"),
+                                     rules.preset("basic")], ids=["rami51", "contrat", "basic"])
+def test_a_game_valuing_search_replays_through_the_rules_and_through_positions(ruleset):
     # Its decisions read the game's totals: a position rebuilt from the trace
     # (with the totals of the round's start) must make every searching
     # decision the game made, or from_trace refuses the trace.
-    ruleset = rules.preset("rami51", game_target=150)
     seats = ["search:trials=4,horizon=1", "expert", "expert", "expert"]
     events = sim.play_traced(ruleset, seats, seed=3, max_rounds=3)
     check_trace(events)

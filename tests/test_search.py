@@ -21,7 +21,7 @@ def test_search_by_name_with_parameters_and_base():
     assert s.params == S.SEARCH_DEFAULTS
     t = S.get("search:trials=64,base=cautious,width=1")
     assert t.name == "search:trials=64,width=1,base=cautious"
-    assert t.params == {"trials": 64, "width": 1, "salt": 0}
+    assert t.params == {"trials": 64, "width": 1, "salt": 0, "horizon": 0}
     salted = S.get("search:salt=7")
     assert salted.name == "search:salt=7" and salted.vector()[P_SEARCH_SALT] == 7
     v = t.vector()
@@ -117,7 +117,7 @@ def test_the_searching_loop_writes_the_plain_loops_rows(preset, seats):
     tally = np.zeros(E.N_TALLY, dtype=np.int64)
     done, rows = E.play_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, plain, 0, True)
     assert (done, rows) == E.search_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, searching, 0, True,
-                                          tally)
+                                          *E.futures(kr, kinds, params), tally)
     assert np.array_equal(plain[:, :rows], searching[:, :rows])
     assert list(tally) == [0, 0]
 
