@@ -114,7 +114,7 @@ def deciding_seat(ts):
     return ts[TS_ASKER] if ts[TS_PHASE] == PH_MAY_I else ts[TS_SEAT]
 
 
-@entry
+@kernel
 def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     """Play the draw (``PH_DRAW``): the pile's top when ``take`` (it must be legal), else the stock.
 
@@ -154,7 +154,7 @@ def _next_may_i(rules, st, g, ws, ts):
     fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
 
 
-@entry
+@kernel
 def answer_may_i(rules, st, g, ev, ws, ask, ts):
     """Play the asker's answer (``PH_MAY_I``): "Puis-je ?" when ``ask`` (granted at once), else pass."""
     if ask:
@@ -163,7 +163,7 @@ def answer_may_i(rules, st, g, ev, ws, ask, ts):
     _next_may_i(rules, st, g, ws, ts)
 
 
-@entry
+@kernel
 def lay(rules, st, g, ev, ws, a, ts):
     """Play laying action ``a`` of ``act[:TS_NACT]`` (``PH_LAY``)."""
     pending, after = T.lay(rules, g, ev, st, ts[TS_SEAT], a, ts[TS_PENDING])
@@ -182,7 +182,7 @@ def throw(rules, st, g, ev, code, ts):
     _end(ts, T.throw(g, ev, st, ts[TS_SEAT], code))
 
 
-@entry
+@kernel
 def decide(rules, st, g, kinds, params, policy_rng, ts):
     """What the seat's own strategy chooses at the decision ``ts`` stands at.
 
@@ -203,7 +203,7 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
     return T.decide_discard(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NDISCARD])
 
 
-@entry
+@kernel
 def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
     """Play ``choice`` at the decision ``ts`` stands at (as :func:`decide` returns them)."""
     phase = ts[TS_PHASE]
@@ -217,7 +217,7 @@ def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
         answer_may_i(rules, st, g, ev, ws, choice == 1, ts)
 
 
-@entry
+@kernel
 def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_seat):
     """Let the strategies play until a decision of ``stop_seat`` or the round's end.
 
@@ -247,7 +247,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
         play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
 
 
-@entry
+@kernel
 def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
     """Play on to the round's end untraced, as ``advance(..., -1)`` does, in less time.
 
@@ -259,6 +259,11 @@ def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
     back. A rollout spends most of its time here. Ends in ``PH_END`` with
     the round's last ``TS_STATUS``, so :func:`round_result` reads it as
     after :func:`advance`.
+
+    A kernel, as are the machine's other steps, since none allocates: the
+    turns inlined here were compiled with numba's reference counting when
+    this was an entry, and a rollout's turns took twice as long as the
+    same turns of :func:`sim.engine.round.play_round` (see :mod:`sim.engine.jit`).
     """
     while True:
         phase = ts[TS_PHASE]

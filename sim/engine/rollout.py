@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine.jit import entry
+from sim.engine.jit import entry, kernel
 
 from sim.engine import position as K
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
-from sim.engine.layout import PUB_PILE, PUB_TABLE
-from sim.engine.melds import JOKER, ZERO, bit, workspace
+from sim.engine.layout import N_FACTS, N_PUB, N_VIEW, PUB_PILE, PUB_TABLE
+from sim.engine.melds import JOKER, MAX_CANDIDATES, N_INFO, ZERO, bit, workspace
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
-from sim.engine.round import make_buffers
 from sim.engine.state import (
     G_DETERMINISTIC,
     G_NCAND,
@@ -31,32 +30,87 @@ from sim.engine.state import (
     G_PILE,
     G_STOCK,
     G_TRACE,
+    MAX_ACTIONS,
     MAX_CARDS,
     MAX_FLIPS,
+    MAX_MELDS,
     MAX_SEATS,
+    N_S,
     S_NO_OPEN,
+    RoundState,
 )
 
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
 
 
+@kernel(inline="always")
+def _copy(src, dst, n):
+    """``dst[:n] = src[:n]`` of 1-d arrays, as a loop: slice assignment needs numba's reference counting."""
+    for i in range(n):
+        dst[i] = src[i]
+
+
+@kernel(inline="always")
+def _copy_rows(src, dst, n):
+    """``dst[:n, :] = src[:n, :]`` of 2-d arrays, as a loop."""
+    for i in range(n):
+        for k in range(src.shape[1]):
+            dst[i, k] = src[i, k]
+
+
 @entry
+def trial_buffers():
+    """A round state to play trials on: as :func:`sim.engine.round.make_buffers`, with the large scratch
+    arrays (candidate melds, recoveries, laying actions: some 1.3 MB) left unset.
+
+    Zeroing two of them at every call of :func:`run_trials`, which a searching seat makes every few
+    trials, cost as much as several playouts. Nothing a trial reads of them is left from before:
+    :func:`copy_state` copies the rows the decision reads, and a turn lists the others before it reads them.
+    """
+    return RoundState(
+        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_lo
+        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_hi
+        np.zeros(MAX_SEATS, dtype=np.int64),  # h_jk
+        np.zeros(MAX_SEATS, dtype=np.int64),  # h_n
+        np.zeros((MAX_SEATS, N_S), dtype=np.int64),  # seats
+        np.zeros((MAX_MELDS, N_INFO), dtype=np.int32),  # table
+        np.zeros(MAX_MELDS, dtype=np.int32),  # owner
+        np.zeros(MAX_CARDS, dtype=np.int64),  # stock
+        np.zeros(MAX_CARDS, dtype=np.int64),  # pile
+        np.empty(MAX_CANDIDATES, dtype=np.uint64),  # c_mask
+        np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # c_info
+        np.empty(MAX_CANDIDATES, dtype=np.uint64),  # s_mask
+        np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # s_info
+        np.empty((MAX_ACTIONS, 6), dtype=np.int64),  # act
+        np.empty((MAX_ACTIONS, N_FACTS), dtype=np.int64),  # facts
+        np.empty(MAX_ACTIONS, dtype=np.uint64),  # r_mask
+        np.empty((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
+        np.zeros((3, 64), dtype=np.int64),  # open_sel
+        np.zeros(3, dtype=np.int64),  # open_n
+        np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips
+        np.zeros((N_PUB, 53), dtype=np.int64),  # pub
+        np.zeros(N_VIEW, dtype=np.int64),  # view
+        np.zeros(54, dtype=np.int64),  # d_legal
+        np.zeros(54, dtype=np.float64),  # d_penalty
+        np.zeros(54, dtype=np.bool_),  # d_fits
+    )
+
+
+@kernel
 def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     """Copy a position into ``dst`` (the scratch rows only as far as the decision reads them)."""
-    dst.h_lo[:] = src.h_lo
-    dst.h_hi[:] = src.h_hi
-    dst.h_jk[:] = src.h_jk
-    dst.h_n[:] = src.h_n
-    dst.seats[:, :] = src.seats
-    dst.table[:, :] = src.table
-    dst.owner[:] = src.owner
-    n = g_src[G_STOCK]
-    dst.stock[:n] = src.stock[:n]
-    n = g_src[G_PILE]
-    dst.pile[:n] = src.pile[:n]
+    _copy(src.h_lo, dst.h_lo, src.h_lo.shape[0])
+    _copy(src.h_hi, dst.h_hi, src.h_hi.shape[0])
+    _copy(src.h_jk, dst.h_jk, src.h_jk.shape[0])
+    _copy(src.h_n, dst.h_n, src.h_n.shape[0])
+    _copy_rows(src.seats, dst.seats, src.seats.shape[0])
+    _copy_rows(src.table, dst.table, src.table.shape[0])
+    _copy(src.owner, dst.owner, src.owner.shape[0])
+    _copy(src.stock, dst.stock, g_src[G_STOCK])
+    _copy(src.pile, dst.pile, g_src[G_PILE])
     n = max(g_src[G_NCAND], 0)  # -1: not listed (contrat, after the contract)
-    dst.c_mask[:n] = src.c_mask[:n]
-    dst.c_info[:n, :] = src.c_info[:n, :]
+    _copy(src.c_mask, dst.c_mask, n)
+    _copy_rows(src.c_info, dst.c_info, n)
     # The laying actions the decision plays: those listed (PH_LAY) or the
     # take check's, reused once the pile's top is taken (PH_DRAW).
     n = 0
@@ -65,24 +119,23 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     elif ts_src[K.TS_PHASE] == K.PH_DRAW and ts_src[K.TS_CACHED] > 0:
         n = ts_src[K.TS_CACHED]
     if n > 0:
-        dst.act[:n, :] = src.act[:n, :]
-        dst.facts[:n, :] = src.facts[:n, :]
-        dst.r_mask[:n] = src.r_mask[:n]
-        dst.r_info[:n, :] = src.r_info[:n, :]
-    dst.open_sel[:, :] = src.open_sel
-    dst.open_n[:] = src.open_n
-    n = min(g_src[G_NFLIPS], MAX_FLIPS)
-    dst.flips[:n] = src.flips[:n]
-    dst.pub[:, :] = src.pub
-    dst.obs[:] = src.obs
-    dst.d_legal[:] = src.d_legal
-    dst.d_penalty[:] = src.d_penalty
-    dst.d_fits[:] = src.d_fits
-    g_dst[:] = g_src
-    ts_dst[:] = ts_src
+        _copy_rows(src.act, dst.act, n)
+        _copy_rows(src.facts, dst.facts, n)
+        _copy(src.r_mask, dst.r_mask, n)
+        _copy_rows(src.r_info, dst.r_info, n)
+    _copy_rows(src.open_sel, dst.open_sel, src.open_sel.shape[0])
+    _copy(src.open_n, dst.open_n, src.open_n.shape[0])
+    _copy(src.flips, dst.flips, min(g_src[G_NFLIPS], MAX_FLIPS))
+    _copy_rows(src.pub, dst.pub, src.pub.shape[0])
+    _copy(src.obs, dst.obs, src.obs.shape[0])
+    _copy(src.d_legal, dst.d_legal, src.d_legal.shape[0])
+    _copy(src.d_penalty, dst.d_penalty, src.d_penalty.shape[0])
+    _copy(src.d_fits, dst.d_fits, src.d_fits.shape[0])
+    _copy(g_src, g_dst, g_src.shape[0])
+    _copy(ts_src, ts_dst, ts_src.shape[0])
 
 
-@entry
+@kernel
 def redeal(rules, st, g, seat, known, rng, pool):
     """Deal again, from ``rng``, every card ``seat`` cannot see, keeping what it knows.
 
@@ -93,26 +146,24 @@ def redeal(rules, st, g, seat, known, rng, pool):
     shuffled: other hands get their sizes back (known cards first), the
     stock the rest. The true hidden cards are never read.
     """
-    counts = np.zeros(53, dtype=np.int64)
-    for c in range(52):
-        counts[c] = rules.decks
-    counts[JOKER] = rules.jokers
     lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
-    for c in range(52):
-        b = bit(c)
-        if lo & b:
-            counts[c] -= 1
-        if hi & b:
-            counts[c] -= 1
-    counts[JOKER] -= jk
-    for c in range(53):
-        counts[c] -= st.pub[PUB_TABLE, c] + st.pub[PUB_PILE, c]
-        for s in range(rules.players):
-            if s != seat:
-                counts[c] -= known[s, c]
     n = 0
     for c in range(53):
-        for _ in range(counts[c]):
+        # The copies of the code the seat cannot see, counted as it goes (a kernel allocates no array).
+        if c == JOKER:
+            count = rules.jokers - jk
+        else:
+            count = rules.decks
+            b = bit(c)
+            if lo & b:
+                count -= 1
+            if hi & b:
+                count -= 1
+        count -= st.pub[PUB_TABLE, c] + st.pub[PUB_PILE, c]
+        for s in range(rules.players):
+            if s != seat:
+                count -= known[s, c]
+        for _ in range(count):
             pool[n] = c
             n += 1
     shuffle(pool, n, rng, 0)
@@ -140,7 +191,7 @@ def redeal(rules, st, g, seat, known, rng, pool):
     return n - i
 
 
-@entry
+@kernel
 def _seed_trial(seed, t, policy_rng, deck_rng):
     for s in range(MAX_SEATS):
         policy_rng[s] = derive_seed(np.uint64(seed), t, s, STREAM_ROLLOUT_SEAT_POLICY)
@@ -159,8 +210,8 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
     (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
     with the strategies, on the same streams.
     """
-    trial = make_buffers()
-    branch = make_buffers()
+    trial = trial_buffers()
+    branch = trial_buffers()
     g_trial = np.zeros_like(g_root)
     g_branch = np.zeros_like(g_root)
     ts_trial = np.zeros_like(ts_root)
