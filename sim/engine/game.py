@@ -177,10 +177,7 @@ def close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res
         res[R_TRUNCATED, r] = 1 if truncated else 0
         res[R_WON, r] = 0
     # Every seat sharing the best total is marked as a winner.
-    best = totals[0]
-    for s in range(n_players):
-        if (rules.game == P.GAME_BASIC and totals[s] > best) or (rules.game != P.GAME_BASIC and totals[s] < best):
-            best = totals[s]
+    best = best_total(rules, totals)
     if not truncated:
         for r in range(start_row, n_res):
             if totals[res[R_SEAT, r]] == best:
@@ -189,6 +186,16 @@ def close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res
         record_event(ev, g, EV_GAME_END, rnd, winner_game, 1 if truncated else 0, 0, 0, 0, 0, 0, 0, 0, 0)
         for s in range(n_players):
             record_event(ev, g, EV_SEAT, rnd, s, 0, totals[s], 0, 0, 0, 0, 0, 0, 0)
+
+
+@kernel
+def best_total(rules, totals):
+    """The game's best total: the lowest, but in basic rummy (where the round's winner scores) the highest."""
+    best = totals[0]
+    for s in range(1, rules.players):
+        if (rules.game == P.GAME_BASIC and totals[s] > best) or (rules.game != P.GAME_BASIC and totals[s] < best):
+            best = totals[s]
+    return best
 
 
 @kernel
@@ -241,3 +248,10 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
 def strategy_at(rules, game, seat, rotate):
     """The strategy (its index in the table's list) at ``seat`` in game ``game`` (see :func:`seating`)."""
     return (seat - game) % rules.players if rotate else seat
+
+
+@kernel
+def strategies_at(rules, game, rotate, at):
+    """Into ``at[seat]``: the strategy (its index in the table's list) at each seat of game ``game``."""
+    for s in range(rules.players):
+        at[s] = strategy_at(rules, game, s, rotate)

@@ -41,7 +41,7 @@ import functools
 import numpy as np
 
 from sim.engine import params as P
-from sim.engine.game import game_over
+from sim.engine.game import best_total, game_over
 from sim.engine.jit import kernel
 from sim.engine.rng import STREAM_GAME_FUTURE, below, derive_seed
 from sim.engine.rows import MAX_ROUNDS, R_FIRST, R_GAME, R_POINTS, R_ROUND, R_SEAT, R_WON
@@ -66,11 +66,7 @@ MAX_DEALS = 8
 @kernel
 def win_share(rules, totals, seat):
     """``seat``'s share of the game's win at these final totals: 1 alone at the best total, ``1/k`` among ``k``."""
-    basic = rules.game == P.GAME_BASIC
-    best = totals[0]
-    for s in range(1, rules.players):
-        if (basic and totals[s] > best) or (not basic and totals[s] < best):
-            best = totals[s]
+    best = best_total(rules, totals)
     if totals[seat] != best:
         return 0.0
     k = 0
@@ -155,6 +151,8 @@ def library(kr, base_kind: int, base_params: tuple[float, ...]) -> tuple[np.ndar
     n = kr.players
     kinds = np.full(MAX_SEATS, base_kind, dtype=np.int64)
     params = np.tile(np.asarray(base_params, dtype=np.float64), (MAX_SEATS, 1))
+    # Room for a quarter of the longest possible games' rows (far more than games use) and one longest game:
+    # play_games stops where the next game might not fit, and the loop below goes on from there.
     res = np.zeros((E.N_R, LIBRARY_GAMES * E.game_rows(kr, MAX_ROUNDS) // 4 + MAX_ROUNDS * n), dtype=np.int32)
     rows = []
     game = 0

@@ -20,8 +20,9 @@ from sim.engine.jit import entry, kernel
 from sim.engine import position as K
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
-from sim.engine.layout import N_FACTS, N_PUB, N_VIEW, PUB_PILE, PUB_TABLE
-from sim.engine.melds import JOKER, MAX_CANDIDATES, N_INFO, ZERO, bit, workspace
+from sim.engine.layout import PUB_PILE, PUB_TABLE
+from sim.engine.melds import JOKER, ZERO, bit, workspace
+from sim.engine.round import round_state
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
 from sim.engine.state import (
     G_DETERMINISTIC,
@@ -30,14 +31,10 @@ from sim.engine.state import (
     G_PILE,
     G_STOCK,
     G_TRACE,
-    MAX_ACTIONS,
     MAX_CARDS,
     MAX_FLIPS,
-    MAX_MELDS,
     MAX_SEATS,
-    N_S,
     S_NO_OPEN,
-    RoundState,
 )
 
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
@@ -56,44 +53,6 @@ def _copy_rows(src, dst, n):
     for i in range(n):
         for k in range(src.shape[1]):
             dst[i, k] = src[i, k]
-
-
-@entry
-def trial_buffers():
-    """A round state to play trials on: as :func:`sim.engine.round.make_buffers`, with the large scratch
-    arrays (candidate melds, recoveries, laying actions: some 1.3 MB) left unset.
-
-    Zeroing two of them at every call of :func:`run_trials`, which a searching seat makes every few
-    trials, cost as much as several playouts. Nothing a trial reads of them is left from before:
-    :func:`copy_state` copies the rows the decision reads, and a turn lists the others before it reads them.
-    """
-    return RoundState(
-        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_lo
-        np.zeros(MAX_SEATS, dtype=np.uint64),  # h_hi
-        np.zeros(MAX_SEATS, dtype=np.int64),  # h_jk
-        np.zeros(MAX_SEATS, dtype=np.int64),  # h_n
-        np.zeros((MAX_SEATS, N_S), dtype=np.int64),  # seats
-        np.zeros((MAX_MELDS, N_INFO), dtype=np.int32),  # table
-        np.zeros(MAX_MELDS, dtype=np.int32),  # owner
-        np.zeros(MAX_CARDS, dtype=np.int64),  # stock
-        np.zeros(MAX_CARDS, dtype=np.int64),  # pile
-        np.empty(MAX_CANDIDATES, dtype=np.uint64),  # c_mask
-        np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # c_info
-        np.empty(MAX_CANDIDATES, dtype=np.uint64),  # s_mask
-        np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # s_info
-        np.empty((MAX_ACTIONS, 6), dtype=np.int64),  # act
-        np.empty((MAX_ACTIONS, N_FACTS), dtype=np.int64),  # facts
-        np.empty(MAX_ACTIONS, dtype=np.uint64),  # r_mask
-        np.empty((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
-        np.zeros((3, 64), dtype=np.int64),  # open_sel
-        np.zeros(3, dtype=np.int64),  # open_n
-        np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips
-        np.zeros((N_PUB, 53), dtype=np.int64),  # pub
-        np.zeros(N_VIEW, dtype=np.int64),  # view
-        np.zeros(54, dtype=np.int64),  # d_legal
-        np.zeros(54, dtype=np.float64),  # d_penalty
-        np.zeros(54, dtype=np.bool_),  # d_fits
-    )
 
 
 @kernel
@@ -210,8 +169,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
     (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
     with the strategies, on the same streams.
     """
-    trial = trial_buffers()
-    branch = trial_buffers()
+    # The large scratch arrays unset: a trial never reads them before its turn writes them.
+    trial = round_state(False)
+    branch = round_state(False)
     g_trial = np.zeros_like(g_root)
     g_branch = np.zeros_like(g_root)
     ts_trial = np.zeros_like(ts_root)

@@ -52,6 +52,35 @@ BLOCK_NONE, BLOCK_STOCK, BLOCK_TURN_CAP, BLOCK_CYCLE, BLOCK_TABLE_CLOSED = 0, 1,
 @entry
 def make_buffers():
     """Every array a round is played on (a :class:`RoundState`), allocated once per batch of games."""
+    return round_state(True)
+
+
+@entry
+def round_state(clear_scratch):
+    """A :class:`RoundState`; with ``clear_scratch`` false, the large scratch arrays (candidate melds,
+    recoveries, laying actions: some 1.3 MB) are left unset.
+
+    Rollouts (:func:`sim.engine.rollout.run_trials`) take them unset: a searching seat makes a rollout
+    every few trials, and clearing them each time cost as much as several playouts, while a trial never
+    reads them before its turn writes them.
+    """
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    s_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    s_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    act = np.empty((MAX_ACTIONS, 6), dtype=np.int64)
+    facts = np.empty((MAX_ACTIONS, N_FACTS), dtype=np.int64)
+    r_mask = np.empty(MAX_ACTIONS, dtype=np.uint64)
+    r_info = np.empty((MAX_ACTIONS, N_INFO), dtype=np.int32)
+    if clear_scratch:
+        c_mask[:] = 0
+        c_info[:] = 0
+        s_mask[:] = 0
+        s_info[:] = 0
+        act[:] = 0
+        facts[:] = 0
+        r_mask[:] = 0
+        r_info[:] = 0
     return RoundState(
         np.zeros(MAX_SEATS, dtype=np.uint64),  # h_lo
         np.zeros(MAX_SEATS, dtype=np.uint64),  # h_hi
@@ -62,14 +91,14 @@ def make_buffers():
         np.zeros(MAX_MELDS, dtype=np.int32),  # owner
         np.zeros(MAX_CARDS, dtype=np.int64),  # stock
         np.zeros(MAX_CARDS, dtype=np.int64),  # pile
-        np.zeros(MAX_CANDIDATES, dtype=np.uint64),  # c_mask
-        np.zeros((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # c_info
-        np.zeros(MAX_CANDIDATES, dtype=np.uint64),  # s_mask
-        np.zeros((MAX_CANDIDATES, N_INFO), dtype=np.int32),  # s_info
-        np.zeros((MAX_ACTIONS, 6), dtype=np.int64),  # act
-        np.zeros((MAX_ACTIONS, N_FACTS), dtype=np.int64),  # facts
-        np.zeros(MAX_ACTIONS, dtype=np.uint64),  # r_mask
-        np.zeros((MAX_ACTIONS, N_INFO), dtype=np.int32),  # r_info
+        c_mask,
+        c_info,
+        s_mask,
+        s_info,
+        act,
+        facts,
+        r_mask,
+        r_info,
         np.zeros((3, 64), dtype=np.int64),  # open_sel: best, whole hand, without joker
         np.zeros(3, dtype=np.int64),  # open_n
         np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings

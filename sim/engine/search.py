@@ -49,7 +49,7 @@ import numpy as np
 
 from sim.engine import params as P
 from sim.engine import position as K
-from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategy_at
+from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategies_at
 from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
@@ -378,27 +378,11 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
 
     ``library``, ``starts``, ``points_per_game``: each strategy's library of
     rounds, in the order of ``kinds`` (:func:`sim.engine.game_value.futures`).
+    Every deal shuffled: :func:`search_games_dealt` with no deck given.
     """
-    ev = np.zeros((1, N_EV), dtype=np.int32)
-    g = np.zeros(N_G, dtype=np.int64)
-    buffers = make_buffers()
-    ws = workspace()
-    order = np.zeros(0, dtype=np.int64)
-    no_stream = np.zeros(0, dtype=np.uint64)
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
-    n_res = first_row
-    for i in range(n_games):
-        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        for s in range(rules.players):
-            library_at[s] = strategy_at(rules, first_game + i, s, rotate)
-        rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                                buffers, ws, order, 0, no_stream, library, starts, points_per_game, library_at, tally)
-        if rows < 0:
-            return i, n_res
-        n_res = rows
-    return n_games, n_res
+    return search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                              np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64), library, starts,
+                              points_per_game, tally)
 
 
 @entry
@@ -407,7 +391,8 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
     """:func:`search_games` with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
 
     As :func:`sim.engine.play.play_games_dealt`: the deals a condition
-    accepted, ``streams[i]`` where that round's deck stream stands after them.
+    accepted, ``streams[i]`` where that round's deck stream stands after them
+    (``orders`` of width 0 and no ``streams``: every deal shuffled).
     """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
@@ -419,8 +404,7 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
     n_res = first_row
     for i in range(n_games):
         seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        for s in range(rules.players):
-            library_at[s] = strategy_at(rules, first_game + i, s, rotate)
+        strategies_at(rules, first_game + i, rotate, library_at)
         rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
                                 buffers, ws, orders[i], 0, streams[i:i + 1], library, starts, points_per_game,
                                 library_at, tally)
@@ -441,8 +425,7 @@ def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, o
     game_params = params.copy()
     seating(rules, game, kinds, params, rotate, game_kinds, game_params)
     library_at = np.zeros(MAX_SEATS, dtype=np.int64)
-    for s in range(rules.players):
-        library_at[s] = strategy_at(rules, game, s, rotate)
+    strategies_at(rules, game, rotate, library_at)
     tally = np.zeros(N_TALLY, dtype=np.int64)
     play_search_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(),
                      workspace(), order, order_round, np.zeros(0, dtype=np.uint64), library, starts, points_per_game,
