@@ -1,6 +1,6 @@
 """Having the kernels ready before a run: compiled once, then loaded from numba's cache.
 
-The first run on a machine compiles the engine (about 80 CPU seconds;
+The first run on a machine compiles the engine (about a minute of one core;
 ``cache=True`` keeps the result, so later runs load it in well under
 a second). :func:`ensure_compiled` gets that done before the games start,
 so that a progress display does not sit at 0% meanwhile and a rate measured
