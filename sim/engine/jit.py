@@ -123,6 +123,7 @@ unchanged).
 from __future__ import annotations
 
 import copy
+import os
 
 from numba.core import compiler, ir, typing, types
 from numba.core import inline_closurecall as _inline_closurecall
@@ -288,6 +289,17 @@ class KernelDispatcher(_LinkedDispatcher):
         return tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()}
 
 
+PROFILE_BUILD = os.environ.get("RAMI_PROFILE_BUILD") == "1"
+"""Compile every kernel as a function of its own, nothing inlined and nothing cached (``RAMI_PROFILE_BUILD=1``).
+
+For ``benchmarks/profile_engine.py`` only: a sampling profiler can then say
+which kernel the time is spent in (inlined, the whole round is one machine
+function). The code is slower and laid out otherwise, so the shares are a
+guide, not the engine's figures; nothing is cached, so that a profile build
+never stands in numba's cache for the engine's own.
+"""
+
+
 def _compiled(function, settings: dict):
     """``function`` behind a :class:`KernelDispatcher`, as ``numba.njit(**settings)`` would build it.
 
@@ -295,6 +307,9 @@ def _compiled(function, settings: dict):
     instead: a compiled callee per set of constants passed.
     """
     settings = dict(settings)
+    if PROFILE_BUILD:
+        settings.update(cache=False, forceinline=False)
+        settings.pop("inline", None)
     cache = settings.pop("cache", False)
     dispatcher = _LinkedDispatcher if settings.pop("constants", False) else KernelDispatcher
     disp = dispatcher(py_func=function, locals={}, targetoptions=dict(settings, nopython=True, boundscheck=None))
