@@ -1,6 +1,6 @@
 """Speed of the compiled engine: rounds and games per second, best_opening latency.
 
-Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick] [--no-compile]
+Run: python benchmarks/bench_engine.py [--seconds S] [--repeat R] [--quick] [--no-compile] [--report]
 
 Prints, after compilation (a warm-up run is not timed):
 - rounds/s and games/s of whole ``sim.simulate`` calls (result frame
@@ -30,8 +30,10 @@ Prints, after compilation (a warm-up run is not timed):
   rates move by tens of percent on a shared machine, ratios much less;
 - the compile time on a fresh cache: the first ``rami simulate --games 100``
   in a subprocess whose numba cache is an empty temporary folder (wall and
-  CPU seconds), and the part of it a second run does not repeat, the
-  compiling (``--no-compile`` skips it).
+  CPU seconds, peak memory), and the part of it a second run does not
+  repeat, the compiling (``--no-compile`` skips it); with ``--report``, the
+  README's main job too, ``rami report --quick`` on a fresh cache (wall and
+  CPU seconds, peak memory; about four minutes).
 Targets (4 greedy players, one core, floor ratios read in one run): rami51
 within 10x of the floor, contrat within 14x, basic rummy within 4.5x; four
 experts of rami51 within 30x; two
@@ -198,12 +200,13 @@ def floor_rate(players: int, seconds: float, repeat: int) -> float:
         return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
 
 
-def first_run_seconds() -> tuple[float, float, float, bool]:
+def first_run_seconds() -> tuple[float, float, float, bool, float]:
     """Wall seconds of the first and of a second ``rami simulate --games 100``
     on a fresh numba cache (an empty temporary folder): the first compiles.
     Also the CPU seconds (user and system) of the first, which a loaded
     machine disturbs less than its wall time. The flag: the first run said
-    it was compiling and the second did not."""
+    it was compiling and the second did not. Last, the first run's peak
+    memory (resident, MB)."""
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, NUMBA_CACHE_DIR=folder)
         command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
@@ -220,7 +223,25 @@ def first_run_seconds() -> tuple[float, float, float, bool]:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
             told.append("compiling the engine" in run.stderr)
-        return times[0], times[1], cpu[0], told[0] and not told[1]
+            if not cpu[1:]:
+                peak = after.ru_maxrss / 1024  # the largest child so far: the first run (KB on Linux)
+        return times[0], times[1], cpu[0], told[0] and not told[1], peak
+
+
+def first_report_seconds() -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (this run's processes) and peak memory (MB) of ``rami report --quick``
+    on a fresh numba cache, into a temporary folder: the README's main job on a new machine."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, NUMBA_CACHE_DIR=folder)
+        command = [sys.executable, "-c", "from sim.cli import main; main()", "report", "--quick", "--quiet",
+                   "--out", str(Path(folder) / "reports")]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
+                after.ru_maxrss / 1024)
 
 
 def main() -> None:
@@ -229,6 +250,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per case (the median is printed)")
     parser.add_argument("--quick", action="store_true", help="short single runs, for a smoke test")
     parser.add_argument("--no-compile", action="store_true", help="skip the fresh-cache compile time")
+    parser.add_argument("--report", action="store_true",
+                        help="also time `rami report --quick` on a fresh cache (about four minutes)")
     args = parser.parse_args()
     seconds, repeat = (0.2, 1) if args.quick else (args.seconds, args.repeat)
     if seconds <= 0 or repeat < 1:
@@ -236,10 +259,14 @@ def main() -> None:
     cores = os.cpu_count() or 1
     print(f"cores: {cores}; each figure is the median of {repeat} run(s) of about {seconds:g} s")
     if not args.no_compile:
-        first, second, first_cpu, told = first_run_seconds()
-        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s, {first_cpu:.1f} s of CPU "
-              f"(a second run: {second:.1f} s; compiling about {first - second:.0f} s; "
+        first, second, first_cpu, told, peak = first_run_seconds()
+        print(f"first `rami simulate --games 100` on a fresh cache: {first:.1f} s, {first_cpu:.1f} s of CPU, "
+              f"{peak:,.0f} MB at the peak (a second run: {second:.1f} s; compiling about {first - second:.0f} s; "
               f"{'said' if told else 'did NOT say'} it was compiling, the first run only)")
+    if args.report:
+        wall, cpu, peak = first_report_seconds()
+        print(f"first `rami report --quick` on a fresh cache: {wall:.1f} s, {cpu:.1f} s of CPU, "
+              f"{peak:,.0f} MB at the peak")
     for ruleset in ("rami51", "basic", "contrat"):
         sim.simulate(ruleset, ["greedy", "random", "greedy"], n_games=2, seed=0)  # compile (cached after)
     cases = [("rami51", p, name) for p in (2, 4) for name in ("greedy", "random")]

@@ -233,13 +233,31 @@ def _constant(name: str, value: Any, dtype: pl.DataType, rows: int) -> pl.Series
     return pl.Series(name, [value] if rows else [], dtype=dtype).extend_constant(value, max(rows - 1, 0))
 
 
+FRAME_CHUNK_ROWS = 1 << 16
+"""Rows from which a batch's rows become a polars chunk of their own; smaller batches are joined first."""
+
+
 def frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, label: str) -> pl.DataFrame:
-    """The result frame (:data:`RESULT_COLUMNS`) of the kernel's row chunks, in order: a polars chunk per batch."""
-    # The kernel writes its rows column-major, so each column of a chunk is
-    # one contiguous run that polars takes without copying. Copying the
-    # chunks into one array first cost a pass over every row, page faults
-    # included: 6% of a Rami 51 simulation's time.
-    parts = [_chunk_frame(c, names, rotate, game, label) for c in chunks]
+    """The result frame (:data:`RESULT_COLUMNS`) of the kernel's row chunks, in order.
+
+    The kernel writes its rows column-major, so each column of a chunk is
+    one contiguous run that polars takes without copying: a large batch
+    becomes a polars chunk as it is (copying every batch into one array cost
+    a pass over all rows, page faults included: 3 to 6% of a Rami 51
+    simulation's time). Building a frame has a cost of its own per chunk
+    (some thirty column operations), so batches smaller than
+    :data:`FRAME_CHUNK_ROWS` rows are joined with their neighbours first.
+    """
+    groups: list[list[np.ndarray]] = [[]]
+    rows = 0
+    for c in chunks:
+        if rows >= FRAME_CHUNK_ROWS:
+            groups.append([])
+            rows = 0
+        groups[-1].append(c)
+        rows += c.shape[1]
+    parts = [_chunk_frame(g[0] if len(g) == 1 else np.concatenate(g, axis=1), names, rotate, game, label)
+             for g in groups]
     return parts[0] if len(parts) == 1 else pl.concat(parts, rechunk=False)
 
 

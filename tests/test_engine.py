@@ -279,6 +279,9 @@ def test_results_do_not_depend_on_workers_or_batches():
     for workers, batch in [(2, None), (2, 7), (1, 1), (3, 25)]:
         other = sim.simulate("rami51", ["greedy"] * 4, n_games=60, seed=11, workers=workers, batch_size=batch)
         assert other.equals(base)
+        # Small batches are joined into one polars chunk: a chunk per batch cost some thirty column
+        # operations each, which made a run of many small batches several times slower.
+        assert other.n_chunks() == 1
 
 
 @pytest.mark.parametrize("game", ["basic", "contrat"])
