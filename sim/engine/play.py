@@ -87,24 +87,10 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     one simulation may share one ``res``, each writing its own rows (games
     of a fixed number of rounds fill a known number). ``rotate`` moves the
     strategies one seat on from game to game (see :func:`seating`).
+    Every deal shuffled: :func:`play_games_dealt` with no deck given.
     """
-    ev = np.zeros((1, N_EV), dtype=np.int32)
-    g = np.zeros(N_G, dtype=np.int64)
-    buffers = make_buffers()
-    ws = workspace()
-    order = np.zeros(0, dtype=np.int64)
-    no_stream = np.zeros(0, dtype=np.uint64)
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    n_res = first_row
-    for i in range(n_games):
-        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                         buffers, ws, order, 0, no_stream)
-        if rows < 0:
-            return i, n_res
-        n_res = rows
-    return n_games, n_res
+    return play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                            np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64))
 
 
 @entry
@@ -116,7 +102,8 @@ def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds
     :func:`deal_round`): the deals a condition accepted (``sim.deals.sample``);
     ``streams[i]`` is where that round's deck stream stands after dealing it,
     so that its restocks shuffle as they would have. The other rounds are
-    dealt by their own streams, as in :func:`play_games`.
+    dealt by their own streams, as in :func:`play_games` (``orders`` of
+    width 0 and no ``streams``: every deal shuffled).
     """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
