@@ -52,7 +52,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -200,6 +199,21 @@ def floor_rate(players: int, seconds: float, repeat: int) -> float:
         return float(json.loads(out.read_text())[0]["rounds_per_s_median"])
 
 
+def _run_measured(command: list[str], env: dict[str, str]) -> tuple[float, float, float, str]:
+    """Run ``command``; its wall seconds, CPU seconds (user and system), peak resident memory (MB) and
+    standard error. The CPU and memory are the process's own (``wait4``), not those of earlier runs."""
+    with tempfile.TemporaryFile(mode="w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            raise subprocess.CalledProcessError(process.returncode, command)
+        err.seek(0)
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, err.read()  # ru_maxrss: KB on Linux
+
+
 def first_run_seconds() -> tuple[float, float, float, bool, float]:
     """Wall seconds of the first and of a second ``rami simulate --games 100``
     on a fresh numba cache (an empty temporary folder): the first compiles.
@@ -211,37 +225,21 @@ def first_run_seconds() -> tuple[float, float, float, bool, float]:
         env = dict(os.environ, NUMBA_CACHE_DIR=folder)
         command = [sys.executable, "-c", "from sim.cli import main; main()", "simulate", "--games", "100",
                    "--quiet", "--out", str(Path(folder) / "results.parquet")]
-        times = []
-        cpu = []
-        told = []
-        for _ in range(2):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            run = subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                 text=True)
-            times.append(time.perf_counter() - start)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-            told.append("compiling the engine" in run.stderr)
-            if not cpu[1:]:
-                peak = after.ru_maxrss / 1024  # the largest child so far: the first run (KB on Linux)
-        return times[0], times[1], cpu[0], told[0] and not told[1], peak
+        first, first_cpu, peak, first_err = _run_measured(command, env)
+        second, _, _, second_err = _run_measured(command, env)
+        told = "compiling the engine" in first_err and "compiling the engine" not in second_err
+        return first, second, first_cpu, told, peak
 
 
 def first_report_seconds() -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (this run's processes) and peak memory (MB) of ``rami report --quick``
+    """Wall seconds, CPU seconds and peak memory (MB) of ``rami report --quick``
     on a fresh numba cache, into a temporary folder: the README's main job on a new machine."""
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, NUMBA_CACHE_DIR=folder)
         command = [sys.executable, "-c", "from sim.cli import main; main()", "report", "--quick", "--quiet",
                    "--out", str(Path(folder) / "reports")]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime,
-                after.ru_maxrss / 1024)
+        wall, cpu, peak, _ = _run_measured(command, env)
+        return wall, cpu, peak
 
 
 def main() -> None:
