@@ -251,7 +251,7 @@ def frame(chunks: list[np.ndarray], names: list[str], rotate: bool, game: str, l
     groups: list[list[np.ndarray]] = [[]]
     rows = 0
     for c in chunks:
-        if rows >= FRAME_CHUNK_ROWS:
+        if groups[-1] and (rows >= FRAME_CHUNK_ROWS or c.shape[1] >= FRAME_CHUNK_ROWS):  # a large batch alone
             groups.append([])
             rows = 0
         groups[-1].append(c)
