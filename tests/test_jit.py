@@ -1,0 +1,44 @@
+"""What ``sim.engine.jit`` changes in numba's compiler gives numba's own answers."""
+
+from __future__ import annotations
+
+from numba.core import compiler, cpu, targetconfig
+
+from sim.engine import jit
+
+
+def _numbas_values(config) -> dict:
+    # numba's definition: every option read through its property.
+    return {name: getattr(config, name) for name in config.options}
+
+
+def test_the_flags_values_are_numbas_own_in_numbas_order():
+    assert targetconfig.TargetConfig.values is jit._config_values  # the engine's import put it in place
+    plain = compiler.Flags()
+    assert list(plain.values().items()) == list(_numbas_values(plain).items())
+    flags = compiler.Flags()
+    flags.no_compile = True
+    flags.nrt = True
+    flags.fastmath = cpu.FastMathOptions(True)
+    flags.inline = "always"
+    assert list(flags.values().items()) == list(_numbas_values(flags).items())
+    assert flags.values()["no_compile"] is True and plain.values()["no_compile"] is False
+    # Equal flags hash alike and differ from other flags, as numba's cache of implementations needs.
+    again = compiler.Flags(flags)
+    assert again == flags and hash(again) == hash(flags)
+    assert flags != plain
+
+
+def test_each_kind_of_flags_reads_its_own_defaults():
+    class Narrow(targetconfig.TargetConfig):
+        width = targetconfig.Option(type=int, default=8, doc="a width")
+
+    class Wide(Narrow):
+        width = targetconfig.Option(type=int, default=64, doc="a wider width")
+        depth = targetconfig.Option(type=int, default=2, doc="a depth")
+
+    assert Narrow().values() == {"width": 8}
+    assert Wide().values() == {"width": 64, "depth": 2}
+    wide = Wide()
+    wide.depth = 5
+    assert wide.values() == {"width": 64, "depth": 5} and Narrow().values() == {"width": 8}
