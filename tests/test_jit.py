@@ -13,7 +13,7 @@ def _numbas_values(config) -> dict:
 
 
 def test_the_flags_values_are_numbas_own_in_numbas_order():
-    assert targetconfig.TargetConfig.values is jit._config_values  # the engine's import put it in place
+    assert targetconfig.TargetConfig.values.__module__ == jit.__name__  # the engine's import put it in place
     plain = compiler.Flags()
     assert list(plain.values().items()) == list(_numbas_values(plain).items())
     flags = compiler.Flags()
