@@ -140,3 +140,40 @@ def test_hand_words_and_hand_codes_are_one_conversion_both_ways():
     assert hand_codes(*hand_words(cards.parse("★ 7♥ 7♥ 2♣"))) == [int(c) for c in cards.parse("2♣ 7♥ 7♥ ★")]
     with pytest.raises(ValueError, match="more than two copies"):
         hand_words(cards.parse("7♥ 7♥ 7♥"))
+
+
+def test_the_may_i_shortcuts_skip_only_what_the_policy_does_not_read():
+    # "Puis-je ?" is put to every other seat after each stock draw of Rami
+    # contrat; the turn works out nothing for a heuristic that never asks
+    # (policies.may_i_reads_hand) and fills no view for one that does not read
+    # it (policies.may_i_reads_view): its answer must then be the same
+    # whatever the card's fit and the view hold.
+    rng_state = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    answers = {mode: set() for mode in range(4)}
+    for mode in range(4):
+        params = S.get("expert").with_params(may_i=mode).vector()
+        reads_hand = policies.may_i_reads_hand(policies.KIND_HEURISTIC, params)
+        reads_view = policies.may_i_reads_view(policies.KIND_HEURISTIC, params)
+        assert reads_hand == (mode > 0) and reads_view == (mode >= 2)
+        for i, rng, (lo, hi, jk) in _hands(9 + mode, 600, 15):
+            card = int(rng.integers(0, 53))
+            pub = rng.integers(0, 3, size=(policies.N_PUB, 53)).astype(np.int64)
+            views = [rng.integers(0, 60, size=policies.N_VIEW).astype(np.int64) for _ in range(2)]
+            for view in views:
+                view[policies.V_OPENED] = rng.integers(0, 2)
+                view[policies.V_MIN_RUN] = 3
+            said = {policies.choose_may_i(policies.KIND_HEURISTIC, params, rng_state, 0, card, completes, lo, hi,
+                                          pub, view)
+                    for completes in ((False, True) if not reads_hand else (bool(i % 2),))
+                    for view in (views if not reads_view else views[:1])}
+            if not reads_hand:
+                assert said == {False}
+            elif not reads_view:
+                assert len(said) == 1
+            answers[mode] |= said
+    # Every mode that asks says yes to some card and no to another.
+    assert answers[0] == {False} and all(answers[mode] == {False, True} for mode in (1, 2, 3))
+    # Random and Python policies read everything they are given.
+    for kind in (policies.KIND_RANDOM, policies.KIND_PYTHON):
+        params = np.zeros(policies.N_PARAMS)
+        assert policies.may_i_reads_hand(kind, params) and policies.may_i_reads_view(kind, params)

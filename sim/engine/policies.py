@@ -15,8 +15,8 @@ facts it computed about the legal choices. Never another hand or the stock.
 The heuristic's discard score is :func:`discard_score`, its one definition.
 Where a policy's answer is known before the engine lists the choices, the
 turn asks the shortcuts at the end of this module first
-(:func:`take_reads_view`, :func:`stops_unlisted`, :func:`stops_unasked`,
-:func:`discard_unlisted`), so that the turn loop reads no policy's parameters.
+(:func:`take_reads_view`, :func:`may_i_reads_hand`, :func:`may_i_reads_view`,
+:func:`stops_unlisted`, :func:`stops_unasked`, :func:`discard_unlisted`), so that the turn loop reads no policy's parameters.
 
 Kinds: ``KIND_RANDOM`` chooses uniformly among the legal choices;
 ``KIND_HEURISTIC`` is the parameterised family below, whose named presets
@@ -456,6 +456,21 @@ RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank
 def take_reads_view(kind, params):
     """Whether :func:`choose_take` reads the observation ``view`` (the heuristic only to weigh a near card)."""
     return kind != KIND_HEURISTIC or params[P_TAKE_NEAR] > 0
+
+
+@kernel(inline="always")
+def may_i_reads_hand(kind, params):
+    """Whether :func:`choose_may_i` looks at the card and the hand: the heuristic that never says
+    "Puis-je ?" (``P_MAY_I`` 0) answers no at once, so nothing is worked out for it."""
+    return kind != KIND_HEURISTIC or params[P_MAY_I] > 0
+
+
+@kernel(inline="always")
+def may_i_reads_view(kind, params):
+    """Whether :func:`choose_may_i` reads the observation ``view``: the heuristic only to weigh a near card
+    (``P_MAY_I`` 2) or to see whether its contract is down (3). Asked of every other seat after each stock
+    draw of Rami contrat, so the view is not filled for the others."""
+    return kind != KIND_HEURISTIC or params[P_MAY_I] >= 2
 
 
 @kernel(inline="always")

@@ -34,6 +34,8 @@ from sim.engine.policies import (
     choose_may_i,
     choose_take,
     discard_unlisted,
+    may_i_reads_hand,
+    may_i_reads_view,
     stops_unasked,
     stops_unlisted,
     take_reads_view,
@@ -81,14 +83,20 @@ def decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
     """Whether ``asker``'s policy says "Puis-je ?" for the pile's top, from its own view.
 
     Whether the card completes a meld is answered from bit tests first
-    (:func:`card_completes`): it is asked after every stock draw.
+    (:func:`card_completes`): it is asked after every stock draw. A policy
+    that never asks is not asked, and the view is filled only for a policy
+    that reads it (the policies' shortcuts).
     """
+    kind = kinds[asker]
+    par = params[asker]
+    if not may_i_reads_hand(kind, par):
+        return False
     top = st.pile[g[G_PILE] - 1]
     lo, jk = st.h_lo[asker], st.h_jk[asker]
     completes = card_completes(lo, jk, top, rules)
-    fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
-    return choose_may_i(kinds[asker], params[asker], policy_rng, asker, top, completes, lo, st.h_hi[asker], st.pub,
-                        st.obs)
+    if may_i_reads_view(kind, par):
+        fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
+    return choose_may_i(kind, par, policy_rng, asker, top, completes, lo, st.h_hi[asker], st.pub, st.obs)
 
 
 @kernel(inline="always")
