@@ -241,7 +241,11 @@ def seating(rules, game, kinds, params, rotate, kinds_out, params_out):
     for s in range(rules.players):
         j = strategy_at(rules, game, s, rotate)
         kinds_out[s] = kinds[j]
-        params_out[s] = params[j]
+        # Element by element: a row assigned whole is checked for its shape,
+        # and numba compiles the error's message formatting (strings, reprs)
+        # into every entry that seats a game, some 2 s of a first compile.
+        for k in range(params.shape[1]):
+            params_out[s, k] = params[j, k]
 
 
 @kernel

@@ -87,10 +87,10 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     one simulation may share one ``res``, each writing its own rows (games
     of a fixed number of rounds fill a known number). ``rotate`` moves the
     strategies one seat on from game to game (see :func:`seating`).
-    Every deal shuffled: :func:`play_games_dealt` with no deck given.
+    Every deal shuffled: :func:`play_games_dealt`'s loop with no deck given.
     """
-    return play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
-                            np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    return _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                  np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64))
 
 
 @entry
@@ -104,6 +104,18 @@ def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds
     so that its restocks shuffle as they would have. The other rounds are
     dealt by their own streams, as in :func:`play_games` (``orders`` of
     width 0 and no ``streams``: every deal shuffled).
+    """
+    return _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                  streams)
+
+
+@entry(inline="always")
+def _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders, streams):
+    """The batch loop of :func:`play_games_dealt` and :func:`play_games`, inlined into each.
+
+    Inlined rather than called: a called loop is a library of its own, which
+    LLVM optimises with the whole round linked in before the entry optimises
+    it all again (some 3 s of a first compile), for a loop over the games.
     """
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)

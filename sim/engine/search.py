@@ -258,7 +258,8 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
     play_params = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
     for s in range(rules.players):
         play_kinds[s] = kinds[seat]
-        play_params[s, :] = params[seat]
+        for k in range(N_PARAMS):  # element by element, as in seating (no shape check to compile)
+            play_params[s, k] = params[seat, k]
     mine = known.copy()
     mine[seat, :] = 0  # the seat sees its own hand
     tally[TALLY_DECISIONS] += 1
@@ -378,11 +379,11 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
 
     ``library``, ``starts``, ``points_per_game``: each strategy's library of
     rounds, in the order of ``kinds`` (:func:`sim.engine.game_value.futures`).
-    Every deal shuffled: :func:`search_games_dealt` with no deck given.
+    Every deal shuffled: :func:`search_games_dealt`'s loop with no deck given.
     """
-    return search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
-                              np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64), library, starts,
-                              points_per_game, tally)
+    return _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                         np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64), library, starts,
+                         points_per_game, tally)
 
 
 @entry
@@ -394,6 +395,15 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
     accepted, ``streams[i]`` where that round's deck stream stands after them
     (``orders`` of width 0 and no ``streams``: every deal shuffled).
     """
+    return _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                         streams, library, starts, points_per_game, tally)
+
+
+@entry(inline="always")
+def _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders, streams,
+                  library, starts, points_per_game, tally):
+    """The batch loop of :func:`search_games_dealt` and :func:`search_games`, inlined into each (as
+    :func:`sim.engine.play.play_games`'s, for the same reason)."""
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
     buffers = make_buffers()
