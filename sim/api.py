@@ -135,6 +135,18 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     READY_ENTRIES.add(key)
 
 
+_CHUNK_GAMES = 1800
+"""Games of Rami 51 whose rows make a polars chunk alone (:data:`sim.batches.FRAME_CHUNK_ROWS`): a game
+leaves some 45 rows (11 rounds of four players, 27 of two), and the margin covers shorter games.
+
+Rows held in memory from games of any number of rounds come in one array per batch; batches smaller than a
+chunk are copied together into new memory before they join the frame, and each batch's array is new memory
+too, whose first writes fault its pages in (in batches of 400 games, some 33,000 page faults and a tenth of
+a Rami 51 simulation's CPU time; in one batch, 4,000). A default batch is therefore of this size, as long
+as every worker still gets four batches.
+"""
+
+
 def simulate(
     ruleset: Ruleset | str,
     strategies: Sequence[str | strategy_lib.Strategy],
@@ -171,8 +183,9 @@ def simulate(
         core); results do not depend on it. Ignored with ``scheduler``.
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000
-        games; with ``out``, at least 250); with ``out``, one file per table
-        and batch.
+        games; with ``out``, at least 250; in memory, for games of any
+        number of rounds, up to 1,800 while each worker gets four batches);
+        with ``out``, one file per table and batch. Results do not depend on it.
     max_rounds : int
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
@@ -242,13 +255,15 @@ def simulate(
     seed = _check_seed(seed)
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
+    kr = kernel_rules(r)
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
         if out is not None:
             # Each file costs about 12 KB of footer and provenance: no batch file under 250 games.
             batch_size = min(2000, max(batch_size, 250))
+        elif not per_game_only and batches.fixed_rows(kr, max_rounds) is None:
+            batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
     batch_size = _check_count("batch_size", batch_size, 1)
-    kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
