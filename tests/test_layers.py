@@ -168,6 +168,9 @@ PUBLIC_BY_DESIGN = {
     # numba keeps a compile's set options in TargetConfig._values and has no public name for them;
     # sim/engine/jit.py builds numba's own values from them at once (numba is held to one release).
     "config._values",
+    # numba's codegen keeps its target machine as _tm, with no public name; the pass builder of an entry
+    # that only relinks its module (sim/engine/jit.py, _EntryLibrary) is made for it, as numba's own are.
+    "self._codegen._tm",
 }
 
 PACKAGE_FILES = sorted(p for folder in ("sim", "strategies", "experiments") for p in (ROOT / folder).rglob("*.py"))

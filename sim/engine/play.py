@@ -78,7 +78,7 @@ def searching(kinds: np.ndarray) -> bool:
     (:func:`trace_search_game`), not :func:`play_games` (:func:`trace_game`)."""
     return bool((np.asarray(kinds) == KIND_SEARCH).any())
 
-@entry
+@entry(optimised_callees=True)
 def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
     """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``.
 
@@ -93,7 +93,7 @@ def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
                   np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64))
 
 
-@entry
+@entry(optimised_callees=True)
 def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
                      streams):
     """:func:`play_games`, with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
@@ -134,7 +134,7 @@ def _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, fir
     return n_games, n_res
 
 
-@entry
+@entry(optimised_callees=True)
 def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
