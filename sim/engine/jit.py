@@ -96,15 +96,21 @@ it saved 11 more CPU seconds but made Rami contrat 6% slower.
 Two optimisations are not made twice, though. A ``forceinline`` kernel's
 library is not optimised at all (:attr:`_LinkedLibrary.inlined`): every
 caller inlines its code and optimises it there, where it meets the
-caller's constants. And an entry declared ``entry(optimised_callees=True)``
-(the batch and trace entries of ``sim.engine.play``, whose work is all in
-the round they call, optimised in its own library) only relinks its
-module (:class:`_EntryLibrary`): numba would run LLVM's whole pipeline
-twice more over the round it has already optimised. Measured on a fresh
-cache, side by side: the first ``rami simulate --games 100`` 60.5 to 55.6 s
-for the first, 58.4 to 55.1 s for the second; the machine code runs as
-fast (cachegrind's instruction counts of simulations of all three games
-within 0.8%, fewer if anything), and the result hashes are unchanged.
+caller's constants. And a function Python calls that is declared
+``optimised_callees=True`` only relinks its module (:class:`_EntryLibrary`):
+numba would run LLVM's whole pipeline twice more over the code it links in,
+already optimised in the callees' own libraries. Declared so are the batch
+and trace entries of ``sim.engine.play`` and of the searching table
+(``sim.engine.search``), whose work is all in the round or the searching
+game they call, and the position machine's ``advance``, a loop over the
+turn's steps. Measured on a fresh cache, side by side: the first ``rami
+simulate --games 100`` 60.5 to 55.6 s for the first, 58.4 to 55.1 s for the
+second; the machine code runs as fast (cachegrind's instruction counts of
+simulations of all three games within 0.8%, fewer if anything), and the
+result hashes are unchanged. Not so the rollout's ``run_trials``: relinked,
+its loop over the trials calls the state copy and the trial's seeding
+instead of inlining them, 1% more instructions a playout, for some
+seconds less compiling.
 
 numba keys each cached entry on the processor it was compiled for (the
 target, CPU name and CPU features: its codegen's ``magic_tuple``), so a

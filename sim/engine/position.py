@@ -217,7 +217,7 @@ def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
         answer_may_i(rules, st, g, ev, ws, choice == 1, ts)
 
 
-@kernel
+@kernel(optimised_callees=True)
 def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_seat):
     """Let the strategies play until a decision of ``stop_seat`` or the round's end.
 

@@ -372,7 +372,7 @@ def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, e
     return n_res
 
 
-@entry
+@entry(optimised_callees=True)
 def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, library, starts,
                  points_per_game, tally):
     """:func:`sim.engine.play.play_games` for a table with a searching seat; ``tally`` counts its work (``TALLY_*``).
@@ -386,7 +386,7 @@ def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, re
                          points_per_game, tally)
 
 
-@entry
+@entry(optimised_callees=True)
 def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
                        streams, library, starts, points_per_game, tally):
     """:func:`search_games` with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
@@ -424,7 +424,7 @@ def _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, r
     return n_games, n_res
 
 
-@entry
+@entry(optimised_callees=True)
 def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate, library, starts,
                       points_per_game):
     """:func:`sim.engine.play.trace_game` for a table with a searching seat (the libraries as :func:`search_games`)."""
