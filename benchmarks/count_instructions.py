@@ -1,0 +1,124 @@
+"""Instructions the compiled engine executes per round, counted by valgrind: a comparison that noise cannot move.
+
+Run: python benchmarks/count_instructions.py [--rules rami51,contrat,basic] [--strategy greedy]
+                                             [--games 1500,400,3000] [--cache FOLDER]
+
+On a shared machine the wall-clock and CPU rates of ``bench_engine.py``
+move by ten percent or more from one run to the next, as much as most
+single changes to the engine gain or lose. An instruction count does not:
+this script plays the same simulations under valgrind's cachegrind, which
+counts every instruction executed, and prints the instructions of the
+compiled engine per round (a contrat deal is a round). Run it on two trees
+(say before and after a change) and compare; equal results are equal to a
+fraction of a percent. Instructions are not time (a cache miss or a
+mispredicted branch costs more than an add), so confirm a gain that matters
+with ``bench_engine.py`` too.
+
+How: valgrind cannot run the AVX-512 code numba generates for the newest
+processors, so the engine is compiled for a fixed processor (Haswell:
+AVX2, BMI2, POPCNT; ``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES``) into a
+numba cache of its own (``--cache``, by default a folder under the system's
+temporary directory named after this tree), outside valgrind, once: about a
+minute the first time, nothing after. Then each game is played twice under
+cachegrind, ``N`` games and ``N / 10``, and the compiled code's instructions
+(the code numba made at run time has no symbol: cachegrind files it under
+``???``, with a fixed part from libraries without symbols that the
+difference of the two runs removes) are divided by the difference in
+rounds. Python's hash seed is fixed, so the Python around the engine runs
+the same way each time. Needs valgrind (Debian: ``apt-get install
+valgrind``); each game takes a minute or two under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CPU_NAME = "haswell"
+CPU_FEATURES = ("+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+f16c,+fma,+fxsr,+lzcnt,+mmx,+movbe,+pclmul,+popcnt,"
+                "+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave")
+
+# One line: cachegrind writes the command into its report's header, which cg_annotate reads line by line.
+PLAY = ("import sys, sim; df = sim.simulate(sys.argv[1], [sys.argv[2]] * 4, n_games=int(sys.argv[3]), seed=12345, "
+        "workers=1); print(df.select(['game', 'round']).unique().height)")
+
+
+def unknown_code_instructions(annotated: str) -> int:
+    """The instructions ``cg_annotate`` files under ``???:???`` (code without symbols), from its output."""
+    for line in annotated.splitlines():
+        if line.rstrip().endswith("???:???"):
+            return int(line.split()[0].replace(",", ""))
+    raise ValueError("cg_annotate's output has no ???:??? line: no code without symbols ran")
+
+
+def environment(cache: Path) -> dict[str, str]:
+    """This tree's Python with the engine compiled for :data:`CPU_NAME` into ``cache``."""
+    env = dict(os.environ, NUMBA_CPU_NAME=CPU_NAME, NUMBA_CPU_FEATURES=CPU_FEATURES, NUMBA_CACHE_DIR=str(cache),
+               PYTHONHASHSEED="0", RAMI_NO_WARM_UP="1")
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def play(env: dict[str, str], rules: str, strategy: str, games: int, valgrind_out: Path | None = None) -> int:
+    """Rounds of ``games`` games of four ``strategy`` seats, played in a subprocess (under cachegrind if asked)."""
+    command = [sys.executable, "-c", PLAY, rules, strategy, str(games)]
+    if valgrind_out is not None:
+        command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={valgrind_out}",
+                   *command]
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"playing {games} games of {rules} failed:\n{done.stderr[-2000:]}")
+    return int(done.stdout.split()[-1])
+
+
+def count(env: dict[str, str], rules: str, strategy: str, games: int, folder: Path) -> tuple[float, int]:
+    """(instructions per round of the compiled engine, rounds counted) for ``rules``."""
+    measured = []
+    for n in (games, max(1, games // 10)):
+        out = folder / f"{rules}-{n}.cachegrind"
+        rounds = play(env, rules, strategy, n, out)
+        annotated = subprocess.run(["cg_annotate", str(out)], capture_output=True, text=True, check=True).stdout
+        measured.append((unknown_code_instructions(annotated), rounds))
+    (big, rounds_big), (small, rounds_small) = measured
+    return (big - small) / (rounds_big - rounds_small), rounds_big - rounds_small
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--rules", default="rami51,contrat,basic", help="games, comma-separated")
+    parser.add_argument("--strategy", default="greedy", help="the strategy of all four seats")
+    parser.add_argument("--games", default="1500,400,3000", help="games played of each, comma-separated")
+    parser.add_argument("--cache", type=Path, help="the numba cache of the Haswell build (default: one per tree)")
+    args = parser.parse_args()
+    for tool in ("valgrind", "cg_annotate"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} was not found: install valgrind (Debian: apt-get install valgrind)")
+    rules = args.rules.split(",")
+    games = [int(g) for g in args.games.split(",")]
+    if len(games) == 1:
+        games *= len(rules)
+    if len(games) != len(rules) or min(games) < 10:
+        raise SystemExit("--games: one count of at least 10 for every game of --rules, or one for all")
+    tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+    cache = args.cache or Path(tempfile.gettempdir()) / f"rami-instructions-{tree}"
+    env = environment(cache)
+    print(f"compiling the engine for {CPU_NAME} into {cache} (once; about a minute)...", flush=True)
+    play(env, rules[0], args.strategy, 2)
+    with tempfile.TemporaryDirectory() as folder:
+        for name, n in zip(rules, games):
+            per_round, rounds = count(env, name, args.strategy, n, Path(folder))
+            print(f"{name:>8}  4 {args.strategy}: {per_round:,.0f} instructions of compiled code a round "
+                  f"({rounds:,} rounds counted)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

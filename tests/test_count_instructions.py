@@ -1,0 +1,51 @@
+"""``benchmarks/count_instructions.py`` reads the compiled code's instructions off cachegrind's report.
+
+The count itself runs valgrind for minutes: it is run by hand, not by the suite.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("count_instructions", ROOT / "benchmarks" / "count_instructions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REPORT = """\
+--------------------------------------------------------------------------------
+Ir
+--------------------------------------------------------------------------------
+4,703,329,650 (100.0%)  PROGRAM TOTALS
+
+--------------------------------------------------------------------------------
+Ir                    file:function
+--------------------------------------------------------------------------------
+480,603,220 (10.22%)  /tmp/python-build/Python-3.11.7/Python/ceval.c:_PyEval_EvalFrameDefault
+407,728,305 ( 8.67%)  ???:???
+208,303,759 ( 4.43%)  /tmp/python-build/Python-3.11.7/Objects/dictobject.c:unicodekeys_lookup_unicode
+"""
+
+
+def test_the_code_without_symbols_is_read_off_the_report():
+    assert _module().unknown_code_instructions(REPORT) == 407_728_305
+
+
+def test_a_report_without_such_code_is_refused_by_name():
+    without = "\n".join(line for line in REPORT.splitlines() if "???" not in line)
+    with pytest.raises(ValueError, match=r"\?\?\?:\?\?\?"):
+        _module().unknown_code_instructions(without)
+
+
+def test_the_engine_is_compiled_for_a_processor_valgrind_runs():
+    env = _module().environment(Path("cache"))
+    assert env["NUMBA_CPU_NAME"] == "haswell" and "avx512" not in env["NUMBA_CPU_FEATURES"]
+    assert env["NUMBA_CACHE_DIR"] == "cache" and env["PYTHONHASHSEED"] == "0"
