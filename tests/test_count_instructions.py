@@ -5,19 +5,14 @@ The count itself runs valgrind for minutes: it is run by hand, not by the suite.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from benchmark_scripts import load
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("count_instructions", ROOT / "benchmarks" / "count_instructions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("count_instructions")
 
 
 REPORT = """\

@@ -6,20 +6,18 @@ hand (``python benchmarks/profile_engine.py``), not by the suite.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from benchmark_scripts import load
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _profile_module():
-    spec = importlib.util.spec_from_file_location("profile_engine", ROOT / "benchmarks" / "profile_engine.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("profile_engine")
 
 
 def test_a_numba_symbol_reads_as_the_kernel_s_python_name():
