@@ -142,18 +142,18 @@ def enumerate_actions(
         # after the contract).
         n_c = -1
     elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
+          and (pending >= 0 or hint >= 0) and not card_completes(lo, jk, pending if pending >= 0 else hint, rules)):
+        # An opening that must use a card (the discard taken, or the card
+        # drawn by a hand that could not open before it) needs a meld of
+        # the hand holding that card: when none does, a few bit tests say
+        # there is no opening, as below.
+        n_c = -1
+    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
           and opening_bound(lo, hi, jk, rules.min_run, rules.ace_high) < threshold(g, rules)):
         # No melds of the hand reach the threshold, so there is no opening
         # to search for; most hands of a seat waiting to open are such, and
         # the bound is cheaper than listing their candidates. Nothing else
         # reads them before the discard, which melded_cards answers.
-        n_c = -1
-    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
-          and (pending >= 0 or hint >= 0) and not card_completes(lo, jk, pending if pending >= 0 else hint, rules)):
-        # An opening that must use a card (the discard taken, or the card
-        # drawn by a hand that could not open before it) needs a meld of
-        # the hand holding that card: when none does, a few bit tests say
-        # there is no opening, as above.
         n_c = -1
     elif not holds_meld(lo, jk, rules.min_run, rules.ace_high):
         n_c = 0  # what the listing finds, told by a few word operations
