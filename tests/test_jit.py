@@ -42,3 +42,30 @@ def test_each_kind_of_flags_reads_its_own_defaults():
     wide = Wide()
     wide.depth = 5
     assert wide.values() == {"width": 64, "depth": 5} and Narrow().values() == {"width": 8}
+
+
+def _add_one(x):
+    return x + 1
+
+
+def _twice(x):
+    return _add_one_kernel(_add_one_kernel(x))
+
+
+_add_one_kernel = jit.kernel(_add_one, cache=False)
+
+
+def test_an_entry_with_optimised_callees_only_relinks_its_module():
+    # Its callees are optimised in their own libraries; the entry's module
+    # is not optimised again, so the kernel it calls is still called there
+    # (an optimised entry inlines so small a kernel), with the same answer.
+    relinked = jit.entry(_twice, cache=False, optimised_callees=True)
+    optimised = jit.entry(_twice, cache=False)
+    assert relinked(3) == optimised(3) == 5
+
+    def calls(dispatcher) -> int:
+        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
+        body = ir[ir.index("define "):]
+        return sum(1 for line in body.splitlines() if " call " in line and "_add_one" in line)
+
+    assert calls(relinked) == 2 and calls(optimised) == 0

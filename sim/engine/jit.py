@@ -391,7 +391,6 @@ class _LinkedDispatcher(CPUDispatcher):
             keys[args] = key
             linked[args] = cres
 
-
     def relink_only(self) -> None:
         """Compile this entry's own library as an :class:`_EntryLibrary` (``entry(optimised_callees=True)``)."""
         self._compiler._compile_core = _relinked(self._compiler._compile_core, self.py_func.__qualname__)
@@ -438,7 +437,11 @@ def _compiled(function, settings: dict):
 
 
 def kernel(*args, **options):
-    """``numba.njit(cache=True, nogil=True, _nrt=False, forceinline=False)``, usable with or without options."""
+    """``numba.njit(cache=True, nogil=True, _nrt=False, forceinline=False)``, usable with or without options.
+
+    ``constants=True`` keeps numba's typing of constant arguments; ``optimised_callees=True`` relinks only
+    the module of a kernel called from Python (see the module's docstring).
+    """
     settings = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
     settings.update(options)
     if args and callable(args[0]):
@@ -447,7 +450,11 @@ def kernel(*args, **options):
 
 
 def entry(function=None, **options):
-    """``numba.njit(cache=True, nogil=True)`` with numba's reference counting, for the functions that allocate."""
+    """``numba.njit(cache=True, nogil=True)`` with numba's reference counting, for the functions that allocate.
+
+    As for :func:`kernel`, ``optimised_callees=True`` declares a function whose work is all in the kernels it
+    calls: called from Python, its module is only relinked, not optimised again (see the module's docstring).
+    """
     settings = dict(cache=True, nogil=True)
     settings.update(options)
     if function is not None:
