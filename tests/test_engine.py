@@ -284,6 +284,19 @@ def test_results_do_not_depend_on_workers_or_batches():
         assert other.n_chunks() == 1
 
 
+def test_default_batches_of_rami51_in_memory_are_a_polars_chunk_each():
+    # A default batch of games of any length is large enough for its rows to
+    # stand as a chunk of their own (no copy into new memory), while every
+    # worker still gets four batches. On one worker, 8,000 games are four
+    # batches of 1,800 (some 80,000 rows each, a chunk each) and the last 800
+    # games; on two, eight batches of 1,000 (some 45,000 rows each), joined
+    # in pairs.
+    one = sim.simulate("rami51", ["greedy"] * 4, n_games=8000, seed=5, workers=1)
+    assert one.n_chunks() == 5
+    two = sim.simulate("rami51", ["greedy"] * 4, n_games=8000, seed=5, workers=2)
+    assert two.equals(one) and two.n_chunks() == 4
+
+
 @pytest.mark.parametrize("game", ["basic", "contrat"])
 def test_games_of_fixed_rounds_give_the_same_frame_from_shared_rows(game, tmp_path):
     # Basic rummy and contrat write every batch into one array of exactly
