@@ -135,9 +135,9 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     READY_ENTRIES.add(key)
 
 
-_CHUNK_GAMES = 1800
-"""Games of Rami 51 whose rows make a polars chunk alone (:data:`sim.batches.FRAME_CHUNK_ROWS`): a game
-leaves some 45 rows (11 rounds of four players, 27 of two), and the margin covers shorter games.
+_CHUNK_GAMES = batches.FRAME_CHUNK_ROWS // 36
+"""Games of Rami 51 whose rows make a polars chunk alone (:data:`sim.batches.FRAME_CHUNK_ROWS`), 1,820: a
+game leaves some 45 rows (11 rounds of four players, 27 of two), and 36 covers shorter games.
 
 Rows held in memory from games of any number of rounds come in one array per batch; batches smaller than a
 chunk are copied together into new memory before they join the frame, and each batch's array is new memory
@@ -184,7 +184,7 @@ def simulate(
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000
         games; with ``out``, at least 250; in memory, for games of any
-        number of rounds, up to 1,800 while each worker gets four batches);
+        number of rounds, up to 1,820 while each worker gets four batches);
         with ``out``, one file per table and batch. Results do not depend on it.
     max_rounds : int
         Round cap per game; a game reaching it is marked ``truncated``.

@@ -288,7 +288,7 @@ def test_default_batches_of_rami51_in_memory_are_a_polars_chunk_each():
     # A default batch of games of any length is large enough for its rows to
     # stand as a chunk of their own (no copy into new memory), while every
     # worker still gets four batches. On one worker, 8,000 games are four
-    # batches of 1,800 (some 80,000 rows each, a chunk each) and the last 800
+    # batches of 1,820 (some 80,000 rows each, a chunk each) and the last 720
     # games; on two, eight batches of 1,000 (some 45,000 rows each), joined
     # in pairs.
     one = sim.simulate("rami51", ["greedy"] * 4, n_games=8000, seed=5, workers=1)
