@@ -256,12 +256,14 @@ def simulate(
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
     kr = kernel_rules(r)
+    # Result rows per game when every game has as many rounds (basic rummy, contrat), else None.
+    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
         if out is not None:
             # Each file costs about 12 KB of footer and provenance: no batch file under 250 games.
             batch_size = min(2000, max(batch_size, 250))
-        elif not per_game_only and batches.fixed_rows(kr, max_rounds) is None:
+        elif not per_game_only and fixed is None:
             batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
     batch_size = _check_count("batch_size", batch_size, 1)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
@@ -307,7 +309,6 @@ def simulate(
     # Games of a fixed number of rounds write into one array, each batch its
     # own rows: the frame then takes its columns as they are, without
     # gathering every batch's rows into new memory.
-    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
     shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
 
     dealt = np.ones(n_games, dtype=np.int64)
