@@ -394,7 +394,7 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
            part_of_open, 0)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def apply_action(rules, g, ev, st, seat, i):
     """Play action ``i`` of ``st.act`` for ``seat``; returns ``(mask of naturals laid, whether a joker was laid)``."""
     act, facts, h_lo, h_hi, h_jk, h_n, seats = st.act, st.facts, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
@@ -492,7 +492,7 @@ def apply_action(rules, g, ev, st, seat, i):
     return laid_mask, laid_joker
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def hand_melded(rules, g, lo, jk, c_mask, c_info):
     """The cards of the hand ``(lo, jk)`` that sit in some meld of it, for the discard.
 

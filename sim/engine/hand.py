@@ -154,7 +154,7 @@ NEAR_CARDS = _near_cards_table()
 RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def card_completes(lo, jk, top, rules):
     """Whether the pile's ``top`` sits in a meld of the hand ``(lo, jk)`` with it.
 

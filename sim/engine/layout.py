@@ -67,7 +67,7 @@ V_ACCEPT, V_ACCEPT_JOKER = 10, 11  # the natural cards (a 52-bit mask) and wheth
 N_VIEW = 12
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def fill_view(rules, g, seats, h_n, h_jk, seat, view):
     """Write what ``seat`` sees now into ``view`` (its ``pub`` is kept up to date by the engine)."""
     view[V_SEAT] = seat

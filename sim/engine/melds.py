@@ -40,7 +40,7 @@ ZERO = np.uint64(0)
 SUIT_BITS = np.uint64(0x1FFF)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def bit(code):
     return ONE << np.uint64(code)
 
@@ -1422,7 +1422,7 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
     return best_cards, best_points
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _misfit(lo, jk):
     """The bits a meld's mask as :func:`_contract_melds` lists it must not have to fit the hand ``(lo, jk)``.
 
@@ -1434,7 +1434,7 @@ def _misfit(lo, jk):
     return ~lo
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _sized_from(at_least, offset, size):
     """How many melds of one kind have ``size`` cards or more: ``at_least[offset + size]``, for any ``size``."""
     if size <= 0:

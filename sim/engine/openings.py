@@ -156,7 +156,7 @@ def best_openings(hands: np.ndarray, decks: int, jokers: int, min_run: int, ace_
     return out, bad
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _rank_value(rank):
     # A set's card counts its rank, an ace 11.
     if rank == 1:

@@ -266,7 +266,7 @@ def feeds(code, seat_next, pub, view, table_mask, joker_fits):
     return feeds_taken(code, took_cards(pub, seat_next), pub[PUB_OPENED, seat_next], table_mask)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pub, view):
     """Whether to take the pile's top ``card`` (already known to be legal).
 
@@ -341,7 +341,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
     return True
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, pub):
     """Index of the laying action to play among ``act[:n_act]``.
 
@@ -389,7 +389,7 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
     return best
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, joker_fits):
     """How much the heuristic policy wants to throw ``code``: the highest score goes.
 
@@ -402,7 +402,7 @@ def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, jo
     return discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took):
     """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`)."""
     mode = params[P_DISCARD]
@@ -418,7 +418,7 @@ def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_ma
     return score
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, view, lo, hi, pub,
                    table_mask, joker_fits):
     """The card code to discard among ``legal[:n_legal]``.
@@ -453,20 +453,20 @@ RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank
 # (tests/test_engine_bits.py).
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def take_reads_view(kind, params):
     """Whether :func:`choose_take` reads the observation ``view`` (the heuristic only to weigh a near card)."""
     return kind != KIND_HEURISTIC or params[P_TAKE_NEAR] > 0
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def may_i_reads_hand(kind, params):
     """Whether :func:`choose_may_i` looks at the card and the hand: the heuristic that never says
     "Puis-je ?" (``P_MAY_I`` 0) answers no at once, so nothing is worked out for it."""
     return kind != KIND_HEURISTIC or params[P_MAY_I] > 0
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def may_i_reads_view(kind, params):
     """Whether :func:`choose_may_i` reads the observation ``view``: the heuristic only to weigh a near card
     (``P_MAY_I`` 2) or to see whether its contract is down (3). Asked of every other seat after each stock
@@ -474,7 +474,7 @@ def may_i_reads_view(kind, params):
     return kind != KIND_HEURISTIC or params[P_MAY_I] >= 2
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def stops_unasked(kind):
     """Whether the policy, offered stopping alone, stops without being asked.
 
@@ -484,7 +484,7 @@ def stops_unasked(kind):
     return kind == KIND_HEURISTIC
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def stops_unlisted(kind, rules, g, lo, jk, opened):
     """Whether the policy stops laying before the hand ``(lo, jk)``'s actions are listed (no card pending).
 
@@ -494,7 +494,7 @@ def stops_unlisted(kind, rules, g, lo, jk, opened):
     return kind == KIND_HEURISTIC and stop_only(rules, g, lo, jk, opened)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def stop_only(rules, g, lo, jk, opened):
     """Whether :func:`sim.engine.actions.enumerate_actions` would list stopping alone for the hand ``(lo, jk)``.
 
@@ -514,7 +514,7 @@ def stop_only(rules, g, lo, jk, opened):
     return not (opened and hand_recovers(g, lo))  # no recovering natural without jokers
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_info):
     """The card the policy throws, found without listing the legal discards; -1 when it needs the listing.
 
@@ -527,7 +527,7 @@ def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_in
     return -1
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
     """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
 
@@ -556,7 +556,7 @@ def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
     return JOKER
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _highest_penalty(x, ace_penalty):
     """The card of the non-empty mask ``x`` with the highest :func:`card_penalty`, the lowest code among equals.
 

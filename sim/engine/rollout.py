@@ -40,14 +40,14 @@ from sim.engine.state import (
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _copy(src, dst, n):
     """``dst[:n] = src[:n]`` of 1-d arrays, as a loop: slice assignment needs numba's reference counting."""
     for i in range(n):
         dst[i] = src[i]
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def _copy_rows(src, dst, n):
     """``dst[:n, :] = src[:n, :]`` of 2-d arrays, as a loop."""
     for i in range(n):

@@ -205,7 +205,7 @@ def play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng
     return round_outcome(rules, g, ev, st, status, seat)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def play_turns(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
     """Play whole turns from ``seat``'s until one does not hand over; returns ``(status, seat)`` of that turn.
 
@@ -219,7 +219,7 @@ def play_turns(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         seat = seat + 1 if seat + 1 < rules.players else 0
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def round_outcome(rules, g, ev, st, status, seat):
     """``(winner, blocked, rami_sec)`` of a round whose last turn, ``seat``'s, ended with ``status``.
 
