@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from numba.core import compiler, cpu, targetconfig
 
 from sim.engine import jit
@@ -69,3 +70,31 @@ def test_an_entry_with_optimised_callees_only_relinks_its_module():
         return sum(1 for line in body.splitlines() if " call " in line and "_add_one" in line)
 
     assert calls(relinked) == 2 and calls(optimised) == 0
+
+
+def _scaled(x, mode, offset):
+    return x * mode + offset
+
+
+_scaled_kernel = jit.kernel(_scaled, cache=False, constants=("mode",))
+
+
+def _scaled_four_ways(x):
+    # Two constants for ``mode`` (kept), two for ``offset`` (typed as integers).
+    return (_scaled_kernel(x, 1, 0) + _scaled_kernel(x, 1, 5) + _scaled_kernel(x, 2, 0)
+            + _scaled_kernel(x, 2, 5))
+
+
+def test_a_kernel_keeps_the_constants_of_the_named_parameters_only():
+    total = jit.entry(_scaled_four_ways, cache=False)
+    assert total(3) == 3 + 8 + 6 + 11
+    compiled = [sig.args for sig in _scaled_kernel.nopython_signatures]
+    # One compilation per constant of ``mode``; ``offset`` is an integer in both.
+    modes = sorted(str(args[1]) for args in compiled)
+    assert modes == ["Literal[int](1)", "Literal[int](2)"]
+    assert all("Literal" not in str(args[2]) for args in compiled)
+
+
+def test_constants_must_name_parameters_of_the_kernel():
+    with pytest.raises(TypeError, match=r"constants names no parameter \['mood'\]"):
+        jit.kernel(_scaled, cache=False, constants=("mood",))

@@ -74,7 +74,13 @@ type them once. The meld search's kernels keep numba's way
 (``kernel(constants=True)``): callers pass them constant modes (objective,
 forced card, suit) that numba then prunes branches by, and without that
 basic rummy ran 6% and the batch best opening 5% slower (rounds per CPU
-second).
+second). The searches name the modes they keep
+(``kernel(constants=("objective", "need_natural"))``): every other
+argument is typed plainly, so that the joker-free second search of an
+opening or a contract (called with the constant 0 jokers, and rare: only
+when the best one used a joker) does not compile the whole search again,
+about 5 s of a first compile for no measurable speed (cachegrind's
+instructions of a round within 0.02% in all three games).
 
 Why the kernels that compiled code calls have no machine code of their
 own: numba compiles each callee into a library of its own and generates
@@ -161,6 +167,7 @@ from run to run on a shared machine, so the saving is counted, not timed).
 from __future__ import annotations
 
 import copy
+import inspect
 import os
 
 from numba.core import compiler, ir, typing, types
@@ -401,6 +408,20 @@ class _LinkedDispatcher(CPUDispatcher):
         self._compiler._compile_core = _relinked(self._compiler._compile_core, self.py_func.__qualname__)
 
 
+class _ConstantsDispatcher(_LinkedDispatcher):
+    """A linked dispatcher that keeps the constant types of the named parameters only (``kernel(constants=(...))``)."""
+
+    kept: tuple[str, ...] = ()
+    """The parameters whose constants a call keeps."""
+    kept_positions: frozenset[int] = frozenset()
+    """Their positions."""
+
+    def _call_types(self, args, kws):
+        """Type a call from compiled code with constants kept for :attr:`kept` and plain types elsewhere."""
+        return (tuple(a if i in self.kept_positions else types.unliteral(a) for i, a in enumerate(args)),
+                {k: v if k in self.kept else types.unliteral(v) for k, v in kws.items()})
+
+
 class KernelDispatcher(_LinkedDispatcher):
     """A dispatcher that compiles one machine function per argument types, whatever constants its callers pass."""
 
@@ -424,7 +445,8 @@ def _compiled(function, settings: dict):
     """``function`` behind a :class:`KernelDispatcher`, as ``numba.njit(**settings)`` would build it.
 
     ``constants=True`` in ``settings`` keeps numba's own typing of calls
-    instead: a compiled callee per set of constants passed.
+    instead: a compiled callee per set of constants passed; a tuple of
+    parameter names keeps the constants of those parameters only.
     """
     settings = dict(settings)
     if PROFILE_BUILD:
@@ -432,8 +454,17 @@ def _compiled(function, settings: dict):
         settings.pop("inline", None)
     cache = settings.pop("cache", False)
     relinked = settings.pop("optimised_callees", False) and not PROFILE_BUILD
-    dispatcher = _LinkedDispatcher if settings.pop("constants", False) else KernelDispatcher
+    constants = settings.pop("constants", False)
+    dispatcher = (_ConstantsDispatcher if isinstance(constants, tuple) else
+                  _LinkedDispatcher if constants else KernelDispatcher)
     disp = dispatcher(py_func=function, locals={}, targetoptions=dict(settings, nopython=True, boundscheck=None))
+    if isinstance(constants, tuple):
+        names = list(inspect.signature(function).parameters)
+        unknown = set(constants) - set(names)
+        if unknown:
+            raise TypeError(f"kernel {function.__qualname__}: constants names no parameter {sorted(unknown)}")
+        disp.kept = constants
+        disp.kept_positions = frozenset(names.index(name) for name in constants)
     if relinked:
         disp.relink_only()
     if cache:
@@ -444,7 +475,8 @@ def _compiled(function, settings: dict):
 def kernel(*args, **options):
     """``numba.njit(cache=True, nogil=True, _nrt=False, forceinline=False)``, usable with or without options.
 
-    ``constants=True`` keeps numba's typing of constant arguments; ``optimised_callees=True`` relinks only
+    ``constants=True`` keeps numba's typing of constant arguments, ``constants=("name", ...)`` of the named
+    parameters only; ``optimised_callees=True`` relinks only
     the module of a kernel called from Python (see the module's docstring).
     """
     settings = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
