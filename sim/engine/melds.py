@@ -654,7 +654,7 @@ def _group(n, c_mask, c_info, cards, ws, u0):
         head[low] = k
 
 
-@kernel(constants=('objective', 'need_natural'))
+@kernel(constants=('objective',))
 def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit):
     """The value of disjoint candidates picked richest first (a natural run
     first when ``need_natural``); -1 when ``need_natural`` finds none."""
@@ -684,7 +684,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
         need = False
 
 
-@kernel(constants=('objective', 'need_natural'))
+@kernel(constants=('objective',))
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
             joker_useful, u0, extra):
     """The best collection of disjoint candidates, exactly.
