@@ -98,3 +98,29 @@ def test_a_kernel_keeps_the_constants_of_the_named_parameters_only():
 def test_constants_must_name_parameters_of_the_kernel():
     with pytest.raises(TypeError, match=r"constants names no parameter \['mood'\]"):
         jit.kernel(_scaled, cache=False, constants=("mood",))
+
+
+def _twice_again(x):
+    return _twice_relinked(x)
+
+
+_twice_relinked = jit.kernel(_twice, cache=False, optimised_callees=True)
+_twice_optimised = jit.kernel(_twice, cache=False)
+
+
+def _twice_optimised_again(x):
+    return _twice_optimised(x)
+
+
+def test_a_kernel_with_optimised_callees_is_relinked_where_compiled_code_calls_it():
+    # Linked into a relinked entry, a relinked kernel still calls the small
+    # kernel it calls; an optimised one has inlined it in its own library.
+    relinked = jit.entry(_twice_again, cache=False, optimised_callees=True)
+    optimised = jit.entry(_twice_optimised_again, cache=False, optimised_callees=True)
+    assert relinked(3) == optimised(3) == 5
+
+    def calls(dispatcher) -> int:
+        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
+        return sum(1 for line in ir.splitlines() if " call " in line and "_add_one" in line)
+
+    assert calls(relinked) == 2 and calls(optimised) == 0

@@ -156,7 +156,7 @@ def list_choices(g, st, ts, base_choice, choices):
     return n
 
 
-@entry
+@entry(optimised_callees=True)
 def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, width, choices, n, totals, horizon,
                     library, starts, points_per_game, tally):
     """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
@@ -237,7 +237,7 @@ def decision_key(g, st, ts):
     return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[K.TS_PHASE]) * 256 + last
 
 
-@entry
+@entry(optimised_callees=True)
 def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, trials, base_choice, choices, totals,
                     library, starts, points_per_game, tally):
     """What searching ``seat`` plays at the decision ``ts`` stands at (``base_choice``: its base's choice).
@@ -270,7 +270,7 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
                            library, starts, points_per_game, tally)
 
 
-@entry
+@entry(optimised_callees=True)
 def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, seed,
                  search, totals, library, starts, points_per_game, library_at, tally):
     """Deal round ``rnd`` and play it decision by decision, searching where ``search[seat]``; ``(winner, blocked, rami_sec)``.
@@ -323,7 +323,7 @@ def search_table(kinds, params, base_kinds, search):
             search[s] = max(np.int64(params[s, P_SEARCH_TRIALS]), 2)
 
 
-@entry
+@entry(optimised_callees=True)
 def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order,
                      order_round, order_stream, library, starts, points_per_game, library_at, tally):
     """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events.
