@@ -434,7 +434,8 @@ class _LinkedDispatcher(CPUDispatcher):
     """Declared ``optimised_callees``: called from Python or from compiled code, its module is relinked only."""
 
     def relink_only(self) -> None:
-        """Compile this entry's own library as an :class:`_EntryLibrary` (``entry(optimised_callees=True)``)."""
+        """Relink only this function's module (``optimised_callees=True``): called from Python, its library is
+        an :class:`_EntryLibrary`; linked into compiled code, a :class:`_LinkedLibrary` marked ``relinked``."""
         self.relinks = True
         self._compiler._compile_core = _relinked(self._compiler._compile_core, self.py_func.__qualname__)
 
@@ -507,8 +508,8 @@ def kernel(*args, **options):
     """``numba.njit(cache=True, nogil=True, _nrt=False, forceinline=False)``, usable with or without options.
 
     ``constants=True`` keeps numba's typing of constant arguments, ``constants=("name", ...)`` of the named
-    parameters only; ``optimised_callees=True`` relinks only
-    the module of a kernel called from Python (see the module's docstring).
+    parameters only; ``optimised_callees=True`` relinks only the kernel's module, whether Python or compiled
+    code calls it (see the module's docstring).
     """
     settings = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
     settings.update(options)
@@ -521,7 +522,8 @@ def entry(function=None, **options):
     """``numba.njit(cache=True, nogil=True)`` with numba's reference counting, for the functions that allocate.
 
     As for :func:`kernel`, ``optimised_callees=True`` declares a function whose work is all in the kernels it
-    calls: called from Python, its module is only relinked, not optimised again (see the module's docstring).
+    calls: called from Python or linked into compiled code, its module is only relinked, not optimised again
+    (see the module's docstring).
     """
     settings = dict(cache=True, nogil=True)
     settings.update(options)

@@ -482,14 +482,14 @@ def _card_value(code):
     return rank_value(rank)
 
 
-@kernel(constants=('objective',))
+@kernel(constants=("objective",))
 def _bound(lo, hi, jk, objective):
     if objective == 1:
         return popcount(lo) + popcount(hi) + jk
     return 11 * jk + cards_value(lo) + cards_value(hi)
 
 
-@kernel(constants=('objective', 'need_natural'))
+@kernel(constants=("objective", "need_natural"))
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly; see :func:`_search`.
 
@@ -654,7 +654,7 @@ def _group(n, c_mask, c_info, cards, ws, u0):
         head[low] = k
 
 
-@kernel(constants=('objective',))
+@kernel(constants=("objective",))
 def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit):
     """The value of disjoint candidates picked richest first (a natural run
     first when ``need_natural``); -1 when ``need_natural`` finds none."""
@@ -684,7 +684,7 @@ def _greedy_value(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_l
         need = False
 
 
-@kernel(constants=('objective',))
+@kernel(constants=("objective",))
 def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws, useful,
             joker_useful, u0, extra):
     """The best collection of disjoint candidates, exactly.
@@ -1182,7 +1182,7 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
     return False
 
 
-@kernel(constants=('packed',))
+@kernel(constants=("packed",))
 def search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, forced, card_limit, out, ws, packed=False):
     """The contract of a Rami contrat deal that lays the most cards; see :func:`_contract`.
 
