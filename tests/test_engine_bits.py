@@ -177,3 +177,51 @@ def test_the_may_i_shortcuts_skip_only_what_the_policy_does_not_read():
     for kind in (policies.KIND_RANDOM, policies.KIND_PYTHON):
         params = np.zeros(policies.N_PARAMS)
         assert policies.may_i_reads_hand(kind, params) and policies.may_i_reads_view(kind, params)
+
+
+def test_the_ends_a_table_meld_takes_are_the_rules_references():
+    """The additions' listing asks sim.engine.table.ends_taking of every card the table takes and every meld.
+
+    docs/rules.md: a run takes the card just below its lowest or just above
+    its highest (the ace high after the king where the rules say so), up to
+    13 cards; a set takes a natural of a suit it lacks, up to four cards;
+    either takes the joker when it holds none. Checked against the rules
+    reference's meld (``sim.rules.replay``) for every card and end of
+    random runs and sets.
+    """
+    from sim.cards import Card
+    from sim.engine.table import END_HIGH, END_LOW, END_SET, ends_taking
+    from sim.rules.replay import _Meld
+
+    rng = np.random.default_rng(23)
+    table = np.zeros((1, M.N_INFO), dtype=np.int32)
+    for _ in range(2000):
+        ace_high = bool(rng.integers(2))
+        top = 14 if ace_high else 13
+        if rng.integers(2):
+            suit = int(rng.integers(4))
+            low = int(rng.integers(1, top - 1))
+            high = int(rng.integers(low + 2, min(top, low + 12) + 1))
+            joker_at = int(rng.integers(low, high + 1)) if rng.integers(2) else None
+            meld = _Meld(0, "run", suit=suit, low=low, high=high, joker_at=joker_at)
+            table[0] = [M.KIND_RUN, suit, low, high, joker_at or 0, 0, high - low + 1, joker_at is not None]
+        else:
+            rank = int(rng.integers(1, 14))
+            suits = {int(s) for s in rng.choice(4, int(rng.integers(2, 5)), replace=False)}
+            joker = len(suits) == 2 or (len(suits) == 3 and bool(rng.integers(2)))
+            meld = _Meld(0, "set", rank=rank, suits=suits, joker=joker)
+            missing = [s for s in range(4) if s not in suits]
+            table[0] = [M.KIND_SET, rank, sum(1 << s for s in suits), 0, missing[0] if joker else -1, 0,
+                        len(suits) + joker, joker]
+        for code in range(53):
+            c = Card(code)
+            expected = 0
+            if meld.kind == "run":
+                for end, name in ((END_LOW, "low"), (END_HIGH, "high")):
+                    target, _ = meld.end_card(name, ace_high)
+                    if target is not None and meld.addition_problem(c, name, target if c.is_joker else None,
+                                                                    ace_high) is None:
+                        expected |= 1 << end
+            elif meld.accepts(c, ace_high):
+                expected |= 1 << END_SET
+            assert ends_taking(table, 0, code, ace_high) == expected, (meld, code, ace_high)

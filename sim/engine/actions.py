@@ -71,11 +71,8 @@ from sim.engine.state import (
     threshold,
 )
 from sim.engine.table import (
-    END_HIGH,
-    END_LOW,
-    END_SET,
     add_to_meld,
-    fits_end,
+    ends_taking,
     hand_recovers,
     recover,
     recovering_cards,
@@ -228,15 +225,13 @@ def enumerate_actions(
                 if _leaves_ok(n_hand - 1, nlo, nhi, njk, taken, rules):
                     for m in range(n_melds):
                         # A run takes cards at its low and high ends, a set
-                        # only as a set: the other ends are not tried.
-                        if table[m, I_KIND] == KIND_RUN:
-                            first_end, last_end = END_LOW, END_HIGH
-                        else:
-                            first_end, last_end = END_SET, END_SET
-                        for end in range(first_end, last_end + 1):
-                            if fits_end(table, m, code, end, rules.ace_high):
-                                n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
-                                                     1 if code == JOKER else 0, n_hand - 1)
+                        # only as a set; each end in that order.
+                        ends = ends_taking(table, m, code, rules.ace_high)
+                        while ends:
+                            end = lowest(np.uint64(ends))
+                            ends &= ends - 1
+                            n_act = _push_action(act, facts, n_act, ACT_ADD, code, m, end, 0, 0, 1, 0,
+                                                 1 if code == JOKER else 0, n_hand - 1)
     if opened and rules.jokers > 0 and hand_recovers(g, lo):
         n_act = _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table,
                                  s_mask, s_info, act, facts, r_mask, r_info, n_act)
@@ -376,10 +371,12 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
                 for m2 in range(n_melds):
                     if m2 == m:
                         continue
-                    for end in range(3):
-                        if fits_end(table, m2, JOKER, end, rules.ace_high):
-                            n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 1, m2, end, 1, 0, 1,
-                                                 n_hand - 1)
+                    ends = ends_taking(table, m2, JOKER, rules.ace_high)
+                    while ends:
+                        end = lowest(np.uint64(ends))
+                        ends &= ends - 1
+                        n_act = _push_action(act, facts, n_act, ACT_RECOVER, code, m, 1, m2, end, 1, 0, 1,
+                                             n_hand - 1)
     return n_act
 
 

@@ -142,11 +142,11 @@ def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
 @kernel
 def _next_may_i(rules, st, g, ws, ts):
     """Ask the next seat "Puis-je ?" (``PH_MAY_I``, the asker's own view filled), or, once every other seat
-    was asked or asking stops (:func:`sim.engine.turn.may_i_goes_on`), give the drawer its view back and lay."""
+    was asked or asking stops (:func:`sim.engine.turn.may_i_goes_on`), go on to the drawer's laying (whose
+    decisions fill the drawer's view again)."""
     seat = ts[TS_SEAT]
     asker = T.next_asker(rules, ts[TS_ASKER])
     if asker == seat or not T.may_i_goes_on(rules, g, ts[TS_GRANTED]):
-        T.may_i_over(rules, g, st, seat)
         _start_laying(rules, st, g, ws, ts)
         return
     ts[TS_ASKER] = asker
@@ -305,3 +305,4 @@ def new_turn_state() -> np.ndarray:
     ts = np.zeros(N_TS, dtype=np.int64)
     ts[TS_PHASE] = PH_START
     return ts
+

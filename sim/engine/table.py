@@ -38,33 +38,46 @@ def first_missing_suit(suits):
     return s
 
 
-@kernel
-def fits_end(table, m, code, end, ace_high):
-    """Whether ``code`` (a natural or the joker) can be added to meld ``m`` at ``end``."""
+@kernel(forceinline=True)
+def ends_taking(table, m, code, ace_high):
+    """The ends of meld ``m`` that take ``code`` (a natural or the joker), as the bits ``1 << END_*``.
+
+    A run takes the card of its suit just below its lowest position or just
+    above its highest (the ace high after the king where the rules say so),
+    up to 13 cards; a set a natural of its rank in a suit it lacks, up to
+    four; either takes the joker when it holds none. The listing of the
+    additions asks this of every card the table takes against every meld:
+    a meld of another suit (a run) or rank (a set) is passed over once its
+    key is read.
+    """
     kind = table[m, I_KIND]
     size = table[m, I_SIZE]
     if kind == KIND_RUN:
-        if end == END_SET or size >= 13:
-            return False
-        suit = table[m, I_KEY]
-        if end == END_LOW:
-            pos = table[m, I_START] - 1
-            if pos < 1:
-                return False
-        else:
-            pos = table[m, I_END] + 1
-            if pos > (14 if ace_high else 13):
-                return False
+        if size >= 13:
+            return 0
+        start = table[m, I_START]
+        high = table[m, I_END] + 1
+        top = 14 if ace_high else 13
         if code == JOKER:
-            return table[m, I_JOKER] == 0
-        return code == code_at(suit, pos)
-    if end != END_SET or size >= 4:
-        return False
+            if table[m, I_JOKER]:
+                return 0
+            return (1 << END_LOW if start > 1 else 0) | (1 << END_HIGH if high <= top else 0)
+        if code // 13 != table[m, I_KEY]:
+            return 0
+        position = code % 13 + 1
+        ends = 0
+        if start - 1 == position:
+            ends |= 1 << END_LOW
+        if high <= top and (high == position or (high == 14 and position == 1)):
+            ends |= 1 << END_HIGH
+        return ends
+    if size >= 4:
+        return 0
     if code == JOKER:
-        return table[m, I_JOKER] == 0
-    rank = code % 13 + 1
-    suit = code // 13
-    return rank == table[m, I_KEY] and not (table[m, I_START] & (1 << suit))
+        return 0 if table[m, I_JOKER] else 1 << END_SET
+    if code % 13 + 1 != table[m, I_KEY] or (table[m, I_START] & (1 << (code // 13))):
+        return 0
+    return 1 << END_SET
 
 
 @kernel
@@ -203,12 +216,20 @@ def table_accepts(g):
 
 @kernel
 def table_closed(rules, g, seats):
-    """Contrat: every player has laid its contract and the table takes no card."""
+    """Contrat: every player has laid its contract and the table takes no card.
+
+    Asked before every turn: the table's cached acceptance is read first, since
+    a table that takes some card (nearly always once a contract is down) or
+    holds no meld yet (nobody has laid a contract) is not closed, whoever has
+    laid.
+    """
+    mask, joker = table_accepts(g)
+    if mask != ZERO or joker or g[G_MELDS] == 0:
+        return False
     for s in range(rules.players):
         if not seats[s, S_OPENED]:
             return False
-    mask, joker = table_accepts(g)
-    return mask == ZERO and not joker
+    return True
 
 
 @kernel

@@ -117,12 +117,6 @@ def grant_may_i(g, ev, st, asker):
     return top
 
 
-@kernel(inline="always")
-def may_i_over(rules, g, st, seat):
-    """"Puis-je ?" is over: ``seat``, the drawer, decides next and gets its own view back."""
-    fill_view(rules, g, st.seats, st.h_n, st.h_jk, seat, st.obs)
-
-
 @kernel(forceinline=True)
 def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
     """"Puis-je ?" after ``seat`` drew from the stock (docs/rules.md item 29), asked of each other seat in turn.
@@ -130,8 +124,11 @@ def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
     Played after every stock draw of Rami contrat: so it is inlined into
     the turn (its arguments are not copied at each draw). Its steps
     (:func:`may_i_goes_on`, :func:`next_asker`, :func:`decide_may_i`,
-    :func:`grant_may_i`, :func:`may_i_over`) are those that
-    :mod:`sim.engine.position` plays one asker at a time.
+    :func:`grant_may_i`) are those that :mod:`sim.engine.position` plays one
+    asker at a time. The askers' views overwrite ``st.obs``, and the drawer's
+    is not written back: every decision that reads the view fills it first
+    (``decide_take``, ``decide_action``, ``decide_discard``), so the drawer's
+    own view was written after every stock draw for nobody.
     """
     granted = 0
     asker = seat
@@ -142,7 +139,6 @@ def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
         if decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
             grant_may_i(g, ev, st, asker)
             granted += 1
-    may_i_over(rules, g, st, seat)
 
 
 @kernel
