@@ -531,7 +531,8 @@ class Position:
         self._library = E.futures(self._kr, kinds, self._params) if self._search.any() else None
 
     def _decide(self) -> int:
-        choice = K.decide(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng, self._ts)
+        choice = K.decide_for_python(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng,
+                                     self._ts)
         self._check()
         seat = self.seat
         if self._search[seat] > 0:
@@ -553,8 +554,8 @@ class Position:
 
     def _play_int(self, choice: int) -> None:
         self._room()
-        K.play_choice(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params, self._policy_rng,
-                      int(choice), self._ts)
+        K.play_choice_for_python(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params,
+                                 self._policy_rng, int(choice), self._ts)
         self._check()
 
     @property

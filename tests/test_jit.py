@@ -124,3 +124,32 @@ def test_a_kernel_with_optimised_callees_is_relinked_where_compiled_code_calls_i
         return sum(1 for line in ir.splitlines() if " call " in line and "_add_one" in line)
 
     assert calls(relinked) == 2 and calls(optimised) == 0
+
+
+def _tripled(x):
+    return 3 * x
+
+
+_tripled_kernel = jit.kernel(_tripled, cache=False)
+
+
+def _tripled_plus_one(x):
+    return _tripled_kernel(x) + 1
+
+
+def _tripled_for_python(x):
+    return _tripled_kernel(x)
+
+
+def test_a_door_calls_a_linked_kernel_from_python_without_compiling_it_again():
+    # The position machine's decide and play_choice, and the rollouts, are
+    # linked into the searching game and called from Python through entries
+    # that call them (sim.engine.position's doors): the kernel is typed once,
+    # for linking, and Python's call compiles no second, Python version of it.
+    compiled_caller = jit.entry(_tripled_plus_one, cache=False)
+    door = jit.entry(_tripled_for_python, cache=False, optimised_callees=True)
+    assert compiled_caller(4) == 13
+    assert door(4) == 12
+    assert len(_tripled_kernel.overloads) == 0  # linked only: no machine code of its own for Python
+    assert _tripled_kernel(4) == 12  # a direct call from Python compiles that version
+    assert len(_tripled_kernel.overloads) == 1

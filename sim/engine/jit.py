@@ -136,6 +136,21 @@ plays the same decisions and playouts, at 0.35% more instructions a round
 (cachegrind, four searching seats of 8 trials: 187.8 -> 188.4 million),
 the price of the levels' own loops left unoptimised.
 
+Why Python calls some kernels through doors: a kernel typed for linking
+has no machine code of its own, so when Python then calls it directly
+numba types, lowers and optimises it again for Python. The position
+machine's ``decide`` and ``play_choice`` and the rollouts' ``run_trials``
+are linked into the searching game, and a report plays the searching game
+before its positions and rollouts, so each was compiled twice there.
+Python calls them through entries that only call them
+(``decide_for_python``, ``play_choice_for_python``,
+``run_trials_for_python``, declared ``optimised_callees``): the kernel
+is typed once, for linking, and the door relinks it and generates its
+machine code. Measured on a fresh cache, a searching game then a traced
+game, a position and a rollout in one process: 17.9 to 11.4 s for the
+second part, and the first ``rami report --quick`` about 130 to 110 s;
+a rollout alone compiles as before (57.8 and 56.5 s side by side).
+
 numba keys each cached entry on the processor it was compiled for (the
 target, CPU name and CPU features: its codegen's ``magic_tuple``), so a
 cache copied to a machine whose processor differs is compiled afresh

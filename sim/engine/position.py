@@ -306,3 +306,22 @@ def new_turn_state() -> np.ndarray:
     ts[TS_PHASE] = PH_START
     return ts
 
+
+# Python's doors to the kernels that compiled code calls too. The searching
+# game and the rollouts link ``decide`` and ``play_choice`` in; a kernel that
+# Python called directly would be typed, lowered and optimised a second time
+# for Python in a process that has already linked it (a report plays the
+# searching game before its positions). These entries only relink what was
+# compiled for linking, and generate its machine code.
+
+
+@entry(optimised_callees=True)
+def decide_for_python(rules, st, g, kinds, params, policy_rng, ts):
+    """:func:`decide`, called from Python."""
+    return decide(rules, st, g, kinds, params, policy_rng, ts)
+
+
+@entry(optimised_callees=True)
+def play_choice_for_python(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
+    """:func:`play_choice`, called from Python."""
+    play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)

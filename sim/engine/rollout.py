@@ -205,3 +205,12 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
             for s in range(MAX_SEATS):
                 points[j, t, s] = round_points[s]
             went_out[j, t] = winner == seat
+
+
+@entry(optimised_callees=True)
+def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0,
+                          t1, points, went_out):
+    """:func:`run_trials`, called from Python: it relinks the rollouts that the searching game links in too,
+    rather than compiling them a second time for Python (see :mod:`sim.engine.position`'s doors)."""
+    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
+               points, went_out)
