@@ -153,3 +153,18 @@ def test_a_door_calls_a_linked_kernel_from_python_without_compiling_it_again():
     assert len(_tripled_kernel.overloads) == 0  # linked only: no machine code of its own for Python
     assert _tripled_kernel(4) == 12  # a direct call from Python compiles that version
     assert len(_tripled_kernel.overloads) == 1
+
+
+def test_numbas_error_markup_is_numbas_text():
+    # numba's markup of a typing failure's message, without its colorama
+    # shell: the same text for every theme, colour and style.
+    from colorama import Style
+    from numba.core import errors
+
+    for theme in errors.themes.values():
+        scheme = errors.HighlightColorScheme(theme)
+        for color in (None, theme["errmsg"], theme["highlight"]):
+            for style in (None, Style.BRIGHT, Style.DIM):
+                ours = scheme._markup("No implementation of function", color, style)
+                assert ours == jit._numba_markup(scheme, "No implementation of function", color, style)
+        assert scheme.errmsg("x") == jit._numba_markup(scheme, "x", theme["errmsg"])
