@@ -79,7 +79,7 @@ def test_stop_only_is_a_listing_of_stopping_alone():
                 saved = g.copy()
                 n_act = actions.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.c_mask,
                                             st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act,
-                                            st.facts, st.r_mask, st.r_info, ws)
+                                            st.facts, st.r_mask, st.r_info, ws, True)
                 listed = g[G_NCAND]
                 g[:] = saved
                 alone = bool(n_act == 1 and st.act[0, A_TYPE] == ACT_STOP)
@@ -225,3 +225,43 @@ def test_the_ends_a_table_meld_takes_are_the_rules_references():
             elif meld.accepts(c, ace_high):
                 expected |= 1 << END_SET
             assert ends_taking(table, 0, code, ace_high) == expected, (meld, code, ace_high)
+
+
+def test_a_policy_that_never_plays_the_joker_free_opening_chooses_alike_without_it():
+    # The turn leaves the joker-free opening out of the listing for a policy
+    # that never plays it (policies.lists_joker_free): on random Rami 51 hands
+    # holding jokers, such a policy chooses the same action from either listing.
+    from sim.engine.layout import A_P1, ACT_OPEN, N_VIEW, OPEN_NO_JOKER
+
+    r = kernel_rules(preset("rami51", players=4))
+    chooser_names = ("greedy", "expert", "greedy:open_extra=20")
+    kinds, params = S.parameter_arrays([S.get(n) for n in chooser_names], E.MAX_SEATS)
+    assert not any(policies.lists_joker_free(kinds[i], params[i]) for i in range(len(chooser_names)))
+    for other in ("greedy:jokers=1", "greedy:open_cards=9", "greedy:open_all=1", "random"):
+        assert policies.lists_joker_free(*[a[0] for a in S.parameter_arrays([S.get(other)], 1)])
+    st = E.make_buffers()
+    ws = M.workspace()
+    view = np.zeros(N_VIEW, dtype=np.int64)
+    rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    with_joker_free = 0
+    jokers = [c for c in DECK if c == cards.JOKER]
+    naturals = [c for c in DECK if c != cards.JOKER]
+    gen = np.random.default_rng(31)
+    for _ in range(3000):
+        held = [naturals[j] for j in gen.choice(len(naturals), 13, replace=False)]
+        held += jokers[:int(gen.integers(1, 3))]
+        lo, hi, jk = hand_words(held)
+        g = np.zeros(N_G, dtype=np.int64)
+        chosen = []
+        for full in (True, False):
+            n_act = actions.enumerate_actions(r, g, 0, lo, hi, jk, len(held), False, -1, -1, -1, st.table,
+                                              st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel,
+                                              st.open_n, st.act, st.facts, st.r_mask, st.r_info, ws, full)
+            if full and any(st.act[j, A_TYPE] == ACT_OPEN and st.act[j, A_P1] == OPEN_NO_JOKER for j in range(n_act)):
+                with_joker_free += 1
+            K.observe(r, st, g, 0, view)
+            chosen.append([tuple(st.act[policies.choose_action(kinds[i], params[i], rng, 0, st.act, st.facts,
+                                                              n_act, view, lo, hi, jk, st.pub)])
+                           for i in range(len(chooser_names))])
+        assert chosen[0] == chosen[1]
+    assert with_joker_free >= 100

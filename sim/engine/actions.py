@@ -115,7 +115,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
     table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
-    act, facts, r_mask, r_info, ws,
+    act, facts, r_mask, r_info, ws, joker_free,
 ):
     """Every legal laying action of ``seat`` now; returns their count.
 
@@ -125,7 +125,11 @@ def enumerate_actions(
     to open: any opening must then use it, which the search exploits.
     The candidates of the hand are left in ``c_mask``/``c_info``; an opening
     action ``ACT_OPEN`` with ``P1`` = 0 (normal) or 1 (whole hand) finds its
-    melds in ``open_sel[P1, :open_n[P1]]``.
+    melds in ``open_sel[P1, :open_n[P1]]``. ``joker_free``: a Rami 51
+    opening that uses a joker is listed again kept free of jokers
+    (``OPEN_NO_JOKER``), for a policy that may play it
+    (:func:`sim.engine.policies.lists_joker_free`); every legal action is
+    listed with it true.
     """
     n_act = 0
     if opened and rules.game == P.GAME_CONTRAT:
@@ -174,7 +178,7 @@ def enumerate_actions(
             n_before = n_act
             n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                   open_sel, open_n, 0, act, facts, n_act)
-            if jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
+            if joker_free and jk > 0 and forced != JOKER and n_act > n_before and facts[n_act - 1, F_JOKERS] > 0:
                 # The same opening kept free of jokers, for players who hold them.
                 value, k = search(lo, hi, 0, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
                                   forced, limit, threshold(g, rules), out, ws)

@@ -59,7 +59,8 @@ def _enter_lay(rules, st, g, ws, ts):
     """List the laying actions of the seat to move (``PH_LAY``), or go on to the discard."""
     cached = ts[TS_CACHED] if ts[TS_REUSE] else -1
     ts[TS_REUSE] = 0
-    n_act = T.list_layings(rules, g, st, ws, ts[TS_SEAT], ts[TS_TAKEN], ts[TS_PENDING], ts[TS_HINT], cached)
+    # A position lists every legal choice, whatever its seat's policy plays.
+    n_act = T.list_layings(rules, g, st, ws, ts[TS_SEAT], ts[TS_TAKEN], ts[TS_PENDING], ts[TS_HINT], cached, True)
     if n_act == 0:
         _enter_discard(rules, st, g, ts)
         return
@@ -90,7 +91,7 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     if not T.draws(rules, g):
         _start_laying(rules, st, g, ws, ts)
         return
-    status, legal, known, cached = T.take_check(rules, g, ev, st, seat, deck_rng, ws)
+    status, legal, known, cached = T.take_check(rules, g, ev, st, seat, deck_rng, ws, True)
     if status != T.TURN_NEXT:
         _end(ts, status)
         return

@@ -34,6 +34,7 @@ from sim.engine.policies import (
     choose_may_i,
     choose_take,
     discard_unlisted,
+    lists_joker_free,
     may_i_reads_hand,
     may_i_reads_view,
     stops_unasked,
@@ -254,7 +255,7 @@ def draws(rules, g):
 
 
 @kernel(inline="always")
-def take_check(rules, g, ev, st, seat, deck_rng, ws):
+def take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free):
     """Before the draw: rebuild an empty stock, then ask whether ``seat`` may take the pile's top.
 
     Returns ``(status, legal, known, cached)``: ``status`` ``TURN_BLOCKED``
@@ -270,7 +271,7 @@ def take_check(rules, g, ev, st, seat, deck_rng, ws):
     legal, known, cached = take_status(
         rules, g, seat, top, st.seats[seat, S_OPENED] == 1, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat],
         st.h_n[seat], st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
-        st.act, st.facts, st.r_mask, st.r_info, ws,
+        st.act, st.facts, st.r_mask, st.r_info, ws, joker_free,
     )
     return TURN_NEXT, legal, known, cached
 
@@ -358,12 +359,12 @@ def laying_starts(rules, st, seat, taken, drawn):
 
 
 @kernel(inline="always")
-def list_layings(rules, g, st, ws, seat, taken, pending, hint, cached):
+def list_layings(rules, g, st, ws, seat, taken, pending, hint, cached, joker_free):
     """The legal laying actions of ``seat`` now, into ``st.act[:n]``; returns ``n``.
 
     ``cached`` >= 0: the take check already listed these ``cached`` actions
     of this very hand. A seat that has not opened remembers whether it
-    could (``S_NO_OPEN``).
+    could (``S_NO_OPEN``). ``joker_free``: as for :func:`enumerate_actions`.
     """
     opened = st.seats[seat, S_OPENED] == 1
     if cached >= 0:
@@ -372,7 +373,7 @@ def list_layings(rules, g, st, ws, seat, taken, pending, hint, cached):
         n_act = enumerate_actions(
             rules, g, seat, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat], opened, taken, pending,
             hint, st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act, st.facts,
-            st.r_mask, st.r_info, ws,
+            st.r_mask, st.r_info, ws, joker_free,
         )
     if n_act > 0 and not opened:
         can_open = False
@@ -467,11 +468,13 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         return status
     kind = kinds[seat]
     par = params[seat]
+    # The listings leave out what the policy never plays (the same choice either way).
+    joker_free = lists_joker_free(kind, par)
     taken = -1
     drawn = -1
     cached = -1
     if draws(rules, g):
-        status, legal, known, cached = take_check(rules, g, ev, st, seat, deck_rng, ws)
+        status, legal, known, cached = take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free)
         if status != TURN_NEXT:
             return status
         if legal and decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
@@ -496,7 +499,7 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
             if not opened:
                 st.seats[seat, S_NO_OPEN] = 1
             break
-        n_act = list_layings(rules, g, st, ws, seat, taken, pending, hint, reuse)
+        n_act = list_layings(rules, g, st, ws, seat, taken, pending, hint, reuse, joker_free)
         reuse = -1
         if n_act == 0:
             break  # cannot happen while a pending card had a legal laying
@@ -519,7 +522,7 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
 
 @kernel(forceinline=True)
 def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
-                 c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws):
+                 c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws, joker_free):
     """``(legal, completes, n_act)``: may ``seat`` take the discard top.
 
     ``completes`` is whether the card sits in a meld of the hand (1 or 0),
@@ -572,7 +575,8 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
             return False, completes, -1
         # Legal only if some laying of this turn can use it.
         n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table,
-                                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws)
+                                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
+                                  joker_free)
         return n_act > 0, completes, n_act
     return True, completes, -1
 
