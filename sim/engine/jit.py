@@ -148,8 +148,10 @@ Python calls them through entries that only call them
 is typed once, for linking, and the door relinks it and generates its
 machine code. Measured on a fresh cache, a searching game then a traced
 game, a position and a rollout in one process: 17.9 to 11.4 s for the
-second part, and the first ``rami report --quick`` about 130 to 110 s;
-a rollout alone compiles as before (57.8 and 56.5 s side by side).
+second part; the first ``rami report --quick`` took 130 s before and 109 s
+after, run one after the other (a first compile's time moves by some 15%
+between runs on one machine); a rollout alone compiles as before (57.8
+and 56.5 s side by side).
 
 numba keys each cached entry on the processor it was compiled for (the
 target, CPU name and CPU features: its codegen's ``magic_tuple``), so a
