@@ -468,8 +468,9 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         return status
     kind = kinds[seat]
     par = params[seat]
-    # The listings leave out what the policy never plays (the same choice either way).
-    joker_free = lists_joker_free(kind, par)
+    # The listings leave out what the policy never plays (the same choice
+    # either way): Rami 51's joker-free opening.
+    joker_free = rules.game != P.GAME_RAMI51 or lists_joker_free(kind, par)
     taken = -1
     drawn = -1
     cached = -1
