@@ -265,3 +265,39 @@ def test_a_policy_that_never_plays_the_joker_free_opening_chooses_alike_without_
                            for i in range(len(chooser_names))])
         assert chosen[0] == chosen[1]
     assert with_joker_free >= 100
+
+
+def test_the_judged_discard_skips_only_cards_that_cannot_win():
+    # choose_discard does not weigh near-melds and feeding for a card whose score without them cannot beat the
+    # best so far: its pick is still the first best of discard_score over the listing, for every judgement.
+    from sim.engine.layout import N_PUB, N_VIEW, PUB_PILE, PUB_TABLE, PUB_TOOK, V_ACE_HIGH, V_DECKS, V_NEXT
+
+    names = ("expert", "cautious", "expert:discard=1", "expert:near_weight=50,feed_weight=50",
+             "expert:near_weight=0,feed_weight=0")
+    kinds, params = S.parameter_arrays([S.get(n) for n in names], len(names))
+    r = kernel_rules(preset("rami51"))
+    gen = np.random.default_rng(41)
+    rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    compared = 0
+    for i, _, (lo, hi, jk) in _hands(43, 3000, 15):
+        codes = [c for c in hand_codes(lo)] + ([cards.JOKER] if jk else [])
+        if not codes:
+            continue
+        legal = np.array(codes + [0] * (54 - len(codes)), dtype=np.int64)
+        penalty = np.array([float(hand.card_penalty(c, r)) for c in legal], dtype=np.float64)
+        fits = gen.random(54) < 0.3
+        pub = np.zeros((N_PUB, 53), dtype=np.int64)
+        pub[PUB_TABLE] = gen.integers(0, 2, 53)
+        pub[PUB_PILE] = gen.integers(0, 2, 53)
+        pub[PUB_TOOK + 1] = gen.random(53) < 0.1
+        view = np.zeros(N_VIEW, dtype=np.int64)
+        view[V_DECKS], view[V_ACE_HIGH], view[V_NEXT] = 2, 1, 1
+        table_mask = np.uint64(gen.integers(0, 1 << 52))
+        p = params[i % len(names)]
+        scores = [policies.discard_score(p, legal[j], penalty[j], fits[j], lo, hi, pub, view, table_mask, False)
+                  for j in range(len(codes))]
+        expected = legal[scores.index(max(scores))]
+        assert policies.choose_discard(kinds[i % len(names)], p, rng, 0, legal, len(codes), penalty, fits, view,
+                                       lo, hi, pub, table_mask, False) == expected
+        compared += 1
+    assert compared > 2500

@@ -437,12 +437,30 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
     best_score = -1.0e18
     # The next player's taken cards, gathered once for every card weighed.
     took = took_cards(pub, view[V_NEXT]) if params[P_DISCARD] >= 2 else ZERO
+    # The judgement (near-melds, feeding) only takes points off a card's score:
+    # a card whose score without it cannot beat the best so far is not weighed,
+    # and the pick is the same (the first best in listing order).
+    weighs = params[P_DISCARD] >= 1 and params[P_NEAR_WEIGHT] >= 0 and params[P_FEED_WEIGHT] >= 0
     for i in range(n_legal):
+        if weighs and best >= 0 and _unjudged_score(legal[i], penalty[i], in_meld[i]) <= best_score:
+            continue
         score = discard_score_taken(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, took)
         if score > best_score:
             best_score = score
             best = i
     return legal[best]
+
+
+@kernel(forceinline=True)
+def _unjudged_score(code, penalty, fits):
+    """:func:`discard_score_taken` without its judgement: at least the score it gives, whatever the judgement
+    (its terms are subtracted in the same order, and the rounding of a subtraction never raises a result)."""
+    score = penalty
+    if fits:
+        score -= 1000.0
+    if code == 52:
+        score -= 5000.0
+    return score
 
 
 RANKS_TWO_TO_NINE = np.uint64(0x1FE)  # bits 1 .. 8 of a word of ranks (bit rank - 1)
