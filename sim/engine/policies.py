@@ -16,8 +16,8 @@ The heuristic's discard score is :func:`discard_score`, its one definition.
 Where a policy's answer is known before the engine lists the choices, the
 turn asks the shortcuts at the end of this module first
 (:func:`take_reads_view`, :func:`may_i_reads_hand`, :func:`may_i_reads_view`,
-:func:`stops_unlisted`, :func:`stops_unasked`, :func:`discard_unlisted`), so
-that the turn loop reads no policy's parameters.
+:func:`lists_joker_free`, :func:`stops_unlisted`, :func:`stops_unasked`,
+:func:`discard_unlisted`), so that the turn loop reads no policy's parameters.
 
 Kinds: ``KIND_RANDOM`` chooses uniformly among the legal choices;
 ``KIND_HEURISTIC`` is the parameterised family below, whose named presets

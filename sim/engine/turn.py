@@ -261,6 +261,7 @@ def take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free):
     Returns ``(status, legal, known, cached)``: ``status`` ``TURN_BLOCKED``
     when the stock could not be rebuilt, else ``TURN_NEXT``; the rest as
     :func:`take_status` answers them (not legal with an empty pile).
+    ``joker_free``: as for :func:`sim.engine.actions.enumerate_actions`.
     """
     if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
         if not restock(rules, g, ev, st.stock, st.pile, deck_rng, st.pub):
@@ -526,6 +527,7 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws, joker_free):
     """``(legal, completes, n_act)``: may ``seat`` take the discard top.
 
+    ``joker_free``: as for :func:`sim.engine.actions.enumerate_actions`.
     ``completes`` is whether the card sits in a meld of the hand (1 or 0),
     or -1 when the check did not need to find out: the turn asks the same
     for its take decision, and computes it only when it is -1.
