@@ -307,23 +307,23 @@ def _config_values(config) -> dict:
 _targetconfig.TargetConfig.values = _config_values
 
 
-def _markup(scheme, msg, color=None, style=None):
-    """numba's ``HighlightColorScheme._markup``: the same text, without colorama wrapping the console's streams.
-
-    numba formats the message of every failed typing attempt (some 28,000
-    in a first compile of the engine, most of them never shown), and its
-    markup opened and closed a colorama shell each time, wrapping
-    ``sys.stdout`` and ``sys.stderr`` anew: the colour codes themselves are
-    plain text, joined here as numba joins them.
-    """
-    return (color or "") + (style or "") + msg + _Style.RESET_ALL
-
-
 _numba_markup = getattr(getattr(_errors, "HighlightColorScheme", None), "_markup", None)
-if _numba_markup is not None:  # numba uses colorama only where it is installed
+"""numba's own markup of an error message; None where colorama is missing and numba marks nothing up."""
+
+if _numba_markup is not None:
     from colorama import Style as _Style
 
-    _markup.__defaults__ = (None, _Style.BRIGHT)
+    def _markup(scheme, msg, color=None, style=_Style.BRIGHT):
+        """numba's ``HighlightColorScheme._markup``: the same text, without colorama wrapping the console's streams.
+
+        numba formats the message of every failed typing attempt (some
+        28,000 in a first compile of the engine, most of them never shown),
+        and its markup opened and closed a colorama shell each time,
+        wrapping ``sys.stdout`` and ``sys.stderr`` anew: the colour codes
+        themselves are plain text, joined here as numba joins them.
+        """
+        return (color or "") + (style or "") + msg + _Style.RESET_ALL
+
     _errors.HighlightColorScheme._markup = _markup
 
 

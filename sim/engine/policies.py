@@ -402,19 +402,25 @@ def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, jo
     return discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took)
 
 
+FITS_OFF = 1000.0
+"""Points off the discard score of a card that fits a meld of the hand or a table meld the player may add to."""
+JOKER_OFF = 5000.0
+"""Points off the discard score of the joker, which goes only when nothing else may."""
+
+
 @kernel(forceinline=True)
 def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took):
     """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`)."""
     mode = params[P_DISCARD]
     score = penalty
     if fits:
-        score -= 1000.0
+        score -= FITS_OFF
     if mode >= 1:
         score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
     if mode >= 2:
         score -= params[P_FEED_WEIGHT] * feeds_taken(code, took, pub[PUB_OPENED, view[V_NEXT]], table_mask)
     if code == 52:
-        score -= 5000.0  # a joker goes only when nothing else may
+        score -= JOKER_OFF
     return score
 
 
@@ -457,9 +463,9 @@ def _unjudged_score(code, penalty, fits):
     (its terms are subtracted in the same order, and the rounding of a subtraction never raises a result)."""
     score = penalty
     if fits:
-        score -= 1000.0
+        score -= FITS_OFF
     if code == 52:
-        score -= 5000.0
+        score -= JOKER_OFF
     return score
 
 
