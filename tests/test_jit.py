@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+
+import numba
+import numpy as np
 import pytest
 from numba.core import compiler, cpu, targetconfig
 
@@ -174,3 +178,33 @@ def test_numbas_error_markup_is_numbas_text():
                 ours = scheme._markup("No implementation of function", color, style)
                 assert ours == jit._numba_markup(scheme, "No implementation of function", color, style)
         assert scheme.errmsg("x") == jit._numba_markup(scheme, "x", theme["errmsg"])
+
+
+def _double(x):
+    return 2 * x
+
+
+def _untypable(x):
+    return x + "a"
+
+
+def test_a_compile_python_asks_for_runs_in_a_compiling_thread_and_its_errors_reach_the_caller():
+    kernel = jit._compiled(_double, dict(cache=False, nogil=True))
+    seen = []
+    compile_core = kernel._compiler.compile
+
+    def watched(args, return_type):
+        seen.append((threading.get_ident(), getattr(jit._compiling_thread, "is_one", False)))
+        return compile_core(args, return_type)
+
+    kernel._compiler.compile = watched
+    assert kernel(np.int64(21)) == 42
+    assert len(seen) == 1 and seen[0][0] != threading.get_ident() and seen[0][1]
+    # Compiled once: a second call compiles nothing.
+    assert kernel(np.int64(4)) == 8 and len(seen) == 1
+    # In a compiling thread already (a warm-up), the compile stays in it.
+    found = jit.in_compiling_thread(lambda: (kernel(np.float64(1.5)), threading.get_ident()))
+    assert found[0] == 3.0 and seen[-1][0] == found[1]
+    broken = jit._compiled(_untypable, dict(cache=False, nogil=True))
+    with pytest.raises(numba.core.errors.TypingError):
+        broken(np.int64(1))

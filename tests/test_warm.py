@@ -14,7 +14,8 @@ import subprocess
 import sys
 import threading
 
-from sim.engine.warm import ensure_compiled, run_in_thread
+from sim.engine.jit import run_in_thread
+from sim.engine.warm import ensure_compiled
 from sim.rules import preset
 
 

@@ -12,14 +12,13 @@ run that plays them compiles.
 
 from __future__ import annotations
 
-import _thread
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
 from sim.engine import play as E
+from sim.engine.jit import run_in_thread
 from sim.engine.params import kernel_rules
 from sim.rules import Ruleset
 from sim.engine.policies import KIND_RANDOM, N_PARAMS
@@ -72,47 +71,3 @@ def compile_with_notice(work: Callable[[], object], notice: Callable[[], None] |
     if failure:
         raise failure[0]
     return time.perf_counter() - start
-
-
-# Python frames in a thread live on a stack of memory chunks, and (in Python
-# 3.11 and 3.12, and in 3.13 and 3.14 until CPython issue 142183 was fixed)
-# a chunk is returned to the system as soon as the call that opened it
-# returns. numba's compiler recurses deeply and steps across a chunk boundary
-# again and again, so each such call maps and unmaps memory afresh: measured,
-# 3.5 million page faults and a third of a fresh compile's CPU time. The
-# first chunk of a thread is never returned and is sized for the thread's
-# first frame, so a thread whose first frame is made large (address space
-# only: pages are touched as frames use them) keeps the whole compilation in
-# that one chunk.
-FRAME_STACK_SLOTS = 1 << 20
-"""Object slots (8 MB) of the compiling thread's first frame chunk: far more than the compiler's deepest recursion."""
-
-
-def _reserve_frame_stack() -> None:
-    """Opens the thread's first frame chunk: its code asks for :data:`FRAME_STACK_SLOTS` slots of stack."""
-
-
-_reserve_frame_stack.__code__ = _reserve_frame_stack.__code__.replace(co_stacksize=FRAME_STACK_SLOTS)
-
-
-def run_in_thread(work: Callable[[], None]) -> threading.Event:
-    """Run ``work`` in a new daemon thread whose frames stay in one chunk; the event is set when it returns.
-
-    ``work`` must not raise (hand exceptions over by other means).
-    """
-    finished = threading.Event()
-
-    def body() -> Iterator[None]:
-        # A generator's own frame lives in the generator, so the first frame
-        # the thread's stack holds is the reserving call's.
-        try:
-            _reserve_frame_stack()
-            work()
-        finally:
-            finished.set()
-        yield
-
-    # Started from C (``list`` drains the generator), so no Python frame of
-    # the threading machinery comes first.
-    _thread.start_new_thread(list, (body(),))
-    return finished
