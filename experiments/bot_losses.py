@@ -429,7 +429,8 @@ def page_blocks(runs: list[Results]) -> list[tuple]:
 
 EXPERIMENT = design.experiment_from(
     sys.modules[__name__], parts=lambda config: [DecisionsPart(config)], sequential=False, order=(),
-    estimand=ESTIMAND, edition_note=edition_note, row_facts=row_facts, page_blocks=page_blocks, notes=tuple(NOTES))
+    estimand=ESTIMAND, edition_note=edition_note, row_facts=row_facts, page_blocks=page_blocks, notes=tuple(NOTES),
+    compiles=("positions",))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> Results:

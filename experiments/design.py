@@ -537,7 +537,12 @@ class Experiment:
         findings, config, measured=...)``.
     cites : tuple of str
         Experiments whose ``summary.json`` its page reads (of the same
-        edition): the report runs those first.
+        edition): the report writes the page once those have run.
+    compiles : tuple of str
+        Groups of compiled entries its games use beyond the plain game loop
+        (names of :data:`sim.ahead.WARM_UPS`: ``"searching"``,
+        ``"positions"``): the report has a second process compile them while
+        the experiments that need none play, and runs this one after those.
     """
 
     name: str
@@ -560,6 +565,7 @@ class Experiment:
     command: Callable[[Any], str] | None = None
     measure: Callable[[Any], dict[str, Any]] | None = None
     cites: tuple[str, ...] = ()
+    compiles: tuple[str, ...] = ()
 
     def draw(self, results: Results) -> dict[str, Any]:
         """The figures of ``results`` (with the provenance's ``measured`` for an experiment that measures)."""

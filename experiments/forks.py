@@ -371,7 +371,7 @@ def experiment(module: ModuleType, fork: Fork, **declared: Any) -> design.Experi
         module, parts=lambda config: [PositionsPart(fork, config)], sequential=False, order=(),
         estimand=ESTIMAND, edition_note=edition_note,
         row_facts=lambda frame: {"positions": frame.height, "games_with_positions": int(frame["game"].n_unique())},
-        **declared)
+        compiles=("positions",), **declared)
 
 
 # ------------------------------------------------------------------ the page

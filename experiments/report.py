@@ -17,6 +17,7 @@ import re
 import logging
 import shlex
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ from typing import Any
 import jinja2
 import matplotlib
 from markupsafe import Markup
+
+from sim import ahead
+from sim.api import COMPILE_NOTICE
 
 import experiments
 from experiments import design, wording
@@ -326,32 +330,63 @@ def build_report(
         (:func:`experiments.design.reanalyse`).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    for name in run_order(names):
-        experiment = experiments.load(name)
-        runs = []
-        for seed in seeds:
-            config = edition_config(experiment, seed, quick)
-            if configure is not None:
-                config = configure(config)
-            out = folder / name / f"seed-{seed}"
-            if reuse and _same_run(out, config):
-                runs.append(design.reanalyse(experiment, out))
-                continue
-            if not design.data_fits(out / design.DATA, experiment, config):
-                # The edition's own earlier run of another config: its rows are replaced, as its pages are.
-                log.warning("%s: rows of another config; playing this edition's afresh", out / design.DATA)
-                shutil.rmtree(out / design.DATA)
-            tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
-            runs.append(experiment.run(config, out, tick))
-        write_page(name, runs, folder / name, quick)
+    order = run_order(names)
+    waiting: list[tuple[str, list[Results]]] = []  # runs whose page cites an experiment not yet run
+    # A second process compiles what the later experiments need (the
+    # searching game, the positions) while the first ones play.
+    with ahead.start(w for n in order for w in experiments.load(n).compiles) as compiling:
+        for name in order:
+            experiment = experiments.load(name)
+            compiling.wait(experiment.compiles, _compile_notice)
+            runs = []
+            for seed in seeds:
+                config = edition_config(experiment, seed, quick)
+                if configure is not None:
+                    config = configure(config)
+                out = folder / name / f"seed-{seed}"
+                if reuse and _same_run(out, config):
+                    runs.append(design.reanalyse(experiment, out))
+                    continue
+                if not design.data_fits(out / design.DATA, experiment, config):
+                    # The edition's own earlier run of another config: its rows are replaced, as its pages are.
+                    log.warning("%s: rows of another config; playing this edition's afresh", out / design.DATA)
+                    shutil.rmtree(out / design.DATA)
+                tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
+                runs.append(experiment.run(config, out, tick))
+            waiting.append((name, runs))
+            done = {n for n in order[: order.index(name) + 1]}
+            waiting = _write_pages(waiting, done, set(names), folder, quick)
+    _write_pages(waiting, set(names), set(names), folder, quick)
     return write_index(folder, quick, list(seeds))
 
 
+def _compile_notice() -> None:
+    """Said when the report waits for the second process to compile what the next experiment plays."""
+    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
+def _write_pages(waiting: list[tuple[str, list[Results]]], done: set[str], names: set[str], folder: Path,
+                 quick: bool) -> list[tuple[str, list[Results]]]:
+    """Write the page of every run in ``waiting`` whose cited experiments (of ``names``) are all ``done``,
+    in order; the runs still waiting."""
+    still = []
+    for name, runs in waiting:
+        if set(experiments.load(name).cites) & names <= done:
+            write_page(name, runs, folder / name, quick)
+        else:
+            still.append((name, runs))
+    return still
+
+
 def run_order(names: Sequence[str]) -> list[str]:
-    """``names`` in the order the report runs them: an experiment another one's page cites first (its
-    ``summary.json`` must be written when that page is), the others in the report's order."""
-    cited = {c for n in names for c in experiments.load(n).cites}
-    return [n for n in names if n in cited] + [n for n in names if n not in cited]
+    """``names`` in the order the report plays them: first the experiments whose entries are compiled at the
+    report's start, then those that use entries compiled meanwhile by a second process
+    (:attr:`Experiment.compiles`, :mod:`sim.ahead`), in the order it has them ready, each group in the
+    report's order. A page that cites
+    another experiment is written once that one has run (its ``summary.json`` is read then)."""
+    groups = list(ahead.WARM_UPS)  # the order the second process compiles them in
+    ready_at = {n: max((groups.index(g) + 1 for g in experiments.load(n).compiles), default=0) for n in names}
+    return sorted(names, key=ready_at.__getitem__)
 
 
 def _same_run(folder: Path, config: design.Config) -> bool:

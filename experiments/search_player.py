@@ -541,7 +541,8 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config,
 
 
 EXPERIMENT = design.experiment_from(sys.modules[__name__], parts=parts, page_blocks=page_blocks, claims=claims,
-                                    edition_note=edition_note, measure=measure)
+                                    edition_note=edition_note, measure=measure,
+                                    compiles=("searching",))
 
 
 def run(config: Config, out: Path | None = None, progress=None) -> design.Results:

@@ -244,6 +244,16 @@ def test_the_index_links_every_experiment(tiny_report):
     assert "quick edition" in index
 
 
+def test_a_page_citing_an_experiment_played_after_it_is_written_once_that_one_has_run(tiny_report):
+    # The searching experiment plays last (its game compiles meanwhile in a second process); the pages that
+    # read its summary were held back until then, so each links to it.
+    order = report.run_order(experiments.REPORTED)
+    citing = [n for n in experiments.REPORTED if "search_player" in experiments.load(n).cites]
+    assert citing and all(order.index(n) < order.index("search_player") for n in citing)
+    for name in citing:
+        assert "../search_player/index.html" in (tiny_report / name / "index.md").read_text(encoding="utf-8")
+
+
 def test_rule_variants_page_writes_cards_in_card_notation(tiny_report):
     assert "7♣ 8♣ 9♣" in (tiny_report / "rule_variants" / "index.md").read_text(encoding="utf-8")
 

@@ -132,8 +132,9 @@ def test_an_affected_page_links_to_the_search_player_page(tmp_path, keeps_jokers
     text = " ".join(str(b[-1]) for b in blocks)
     assert f"../{S.PAGE}/index.html" in text
     assert ("⚠" in text) == keeps_jokers
-    # The report runs the page it cites first, and without it the page says nothing of it.
-    assert report.run_order(["holding_jokers", "search_player"]) == ["search_player", "holding_jokers"]
+    # The report plays the searching experiment last (a second process compiles its game meanwhile) and
+    # writes the pages citing it after it; without it the page says nothing of it.
+    assert report.run_order(["search_player", "holding_jokers"]) == ["holding_jokers", "search_player"]
     assert S.beside("holding_jokers", [design.Results("x", "", results.config, [], [], pl.DataFrame(),
                                                       out=tmp_path / "elsewhere" / "x" / "seed-1")]) == []
 

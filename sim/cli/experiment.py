@@ -209,8 +209,8 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
 
 @main.command("report")
 @click.option("--quick", is_flag=True,
-              help="Every experiment at a reduced size: about a minute and a quarter once the engine is compiled "
-                   "(about six minutes on a fresh numba cache), instead of about half an hour.")
+              help="Every experiment at a reduced size: under a minute once the engine is compiled "
+                   "(about a minute and a half on a fresh numba cache, two cores), instead of about half an hour.")
 @click.option("--out", default=None, metavar="FOLDER",
               help="Folder of the edition: new, empty, or an earlier edition  "
                    "[default: reports/quick with --quick, else reports]")

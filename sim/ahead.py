@@ -1,0 +1,173 @@
+"""Compiling in a second process what a run will need later.
+
+A first run on a machine compiles the engine's entries as it meets them,
+each in turn on one core: the plain game loop, then the loops of traced
+games, positions and rollouts, then the searching game (the longest, some
+forty seconds). A run that knows what it will meet, such as the report,
+can have those compiled meanwhile by a second Python process
+(``python -m sim.ahead NAME ...``) on another core: the process plays a
+small call of each named group of entries (:data:`WARM_UPS`), which compiles
+it into numba's cache, and says ``ready NAME`` on its standard output. The
+run waits for a group (:meth:`Ahead.wait`) before its first use, and then
+loads it from the cache instead of compiling it.
+
+Nothing depends on the second process for its results: the machine code it
+caches is the code the run would have compiled (numba keys every cached
+entry on the source, the argument types and the processor, so a cache is
+never used on a machine it was not compiled for), and when the process
+fails or is gone, the run compiles the group itself, as without it. With a
+warm cache, the process only loads the entries, a few seconds of the other
+core.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+
+log = logging.getLogger(__name__)
+
+
+def _searching() -> None:
+    """The searching game loop (:func:`sim.search_effort` and a simulation with a ``search`` seat play it)."""
+    import strategies as strategy_lib
+    from sim import api
+    from sim.engine import play as E
+    from sim.rules import preset
+
+    ruleset = preset("rami51")
+    _, chosen = api.resolve(ruleset, ["search:trials=2", "expert", "expert", "expert"])
+    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    api._compile_once(ruleset, kinds, params)
+
+
+def _positions() -> None:
+    """A traced game, a position taken from it, its playouts and a game's analysis (the forks, ``sim.analyse``)."""
+    import sim
+
+    events = sim.play_traced("rami51", ["expert"] * 4, seed=0, game=0)
+    for index in range(1, len(events)):
+        position = sim.Position.from_trace(events, index)
+        if len(position.legal_choices()) >= 2:
+            position.step()
+            sim.rollout(position, n=2, workers=1)
+            return
+
+
+WARM_UPS: dict[str, Callable[[], None]] = {"searching": _searching, "positions": _positions}
+"""The groups of entries a second process can compile, by name: each a small call that compiles its group.
+
+The process compiles them in this order, whatever order they are asked in:
+the searching game first, the longest (it types the round, which the
+positions' entries then reuse).
+"""
+
+
+class Ahead:
+    """A second process compiling groups of entries (see the module's docstring); :func:`start` makes one."""
+
+    def __init__(self, names: list[str], process: subprocess.Popen | None, errors: object = None) -> None:
+        self.names = names
+        self.process = process
+        self.ready: set[str] = set()
+        self._errors = errors
+
+    def wait(self, names: Iterable[str], notice: Callable[[], None] | None = None,
+             notice_after: float = 5.0) -> bool:
+        """Wait until the process has compiled ``names``; whether it did (else the caller compiles them).
+
+        ``notice`` is called once when the wait lasts longer than
+        ``notice_after`` seconds: the entries are still being compiled.
+        """
+        names = set(names)
+        wanted = names & set(self.names)
+        start = time.perf_counter()
+        noticed = notice is None
+        while self.process is not None and not wanted <= self.ready:
+            if not noticed and time.perf_counter() - start > notice_after:
+                notice()
+                noticed = True
+            line = self.process.stdout.readline() if self.process.stdout else ""
+            if not line:  # the process ended: what it has not said ready, the caller compiles
+                self._finish()
+                break
+            word, _, name = line.strip().partition(" ")
+            if word == "ready":
+                self.ready.add(name)
+        return set(names) <= self.ready
+
+    def _finish(self) -> None:
+        """Reap the process; log why it failed, if it did."""
+        process, self.process = self.process, None
+        code = process.wait()
+        if code != 0:
+            text = ""
+            if self._errors is not None:
+                self._errors.seek(0)
+                text = self._errors.read().decode("utf-8", "replace").strip()
+            log.warning("compiling ahead stopped (exit %s); compiling here instead%s", code,
+                        f": {text.splitlines()[-1]}" if text else "")
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+
+    def close(self) -> None:
+        """Stop the process if it still runs (what it cached so far stays valid)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            if self.process.stdout:
+                self.process.stdout.close()
+            self.process = None
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+
+    def __enter__(self) -> "Ahead":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start(names: Iterable[str]) -> Ahead:
+    """Start a process compiling the groups ``names`` (of :data:`WARM_UPS`), in that order.
+
+    On a machine of one core a second process would only slow the run: none
+    is started, and every :meth:`Ahead.wait` returns False at once.
+    """
+    asked = set(names)
+    unknown = sorted(asked - set(WARM_UPS))
+    if unknown:
+        raise ValueError(f"unknown groups of entries {unknown}; known: {sorted(WARM_UPS)}")
+    names = [n for n in WARM_UPS if n in asked]
+    if not names or (os.cpu_count() or 1) < 2:
+        return Ahead(names, None)
+    errors = tempfile.TemporaryFile()
+    process = subprocess.Popen([sys.executable, "-m", "sim.ahead", *names], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=errors, text=True)
+    return Ahead(names, process, errors)
+
+
+def main(argv: list[str]) -> int:
+    """Compile each named group in turn, saying ``ready NAME`` after each."""
+    for name in argv:
+        if name not in WARM_UPS:
+            print(f"unknown group of entries {name!r}; known: {sorted(WARM_UPS)}", file=sys.stderr)
+            return 2
+    from sim.engine.warm import compile_with_notice
+
+    for name in argv:
+        # In a thread of the engine's compiling kind: numba's recursion keeps to one frame chunk there.
+        compile_with_notice(WARM_UPS[name])
+        print("ready", name, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
