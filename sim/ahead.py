@@ -35,15 +35,9 @@ log = logging.getLogger(__name__)
 
 def _searching() -> None:
     """The searching game loop (:func:`sim.search_effort` and a simulation with a ``search`` seat play it)."""
-    import strategies as strategy_lib
-    from sim import api
-    from sim.engine import play as E
-    from sim.rules import preset
+    import sim
 
-    ruleset = preset("rami51")
-    _, chosen = api.resolve(ruleset, ["search:trials=2", "expert", "expert", "expert"])
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    api._compile_once(ruleset, kinds, params)
+    sim.simulate("rami51", ["search:trials=2", "expert", "expert", "expert"], n_games=1, workers=1, max_rounds=1)
 
 
 def _positions() -> None:

@@ -188,23 +188,30 @@ def _untypable(x):
     return x + "a"
 
 
+class _CompileThreads(numba.core.event.Listener):
+    """Records the thread each numba compile runs in (numba's event API)."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+    def on_start(self, event) -> None:
+        self.threads.append(threading.get_ident())
+
+    def on_end(self, event) -> None:
+        pass
+
+
 def test_a_compile_python_asks_for_runs_in_a_compiling_thread_and_its_errors_reach_the_caller():
-    kernel = jit._compiled(_double, dict(cache=False, nogil=True))
-    seen = []
-    compile_core = kernel._compiler.compile
-
-    def watched(args, return_type):
-        seen.append((threading.get_ident(), getattr(jit._compiling_thread, "is_one", False)))
-        return compile_core(args, return_type)
-
-    kernel._compiler.compile = watched
-    assert kernel(np.int64(21)) == 42
-    assert len(seen) == 1 and seen[0][0] != threading.get_ident() and seen[0][1]
-    # Compiled once: a second call compiles nothing.
-    assert kernel(np.int64(4)) == 8 and len(seen) == 1
-    # In a compiling thread already (a warm-up), the compile stays in it.
-    found = jit.in_compiling_thread(lambda: (kernel(np.float64(1.5)), threading.get_ident()))
-    assert found[0] == 3.0 and seen[-1][0] == found[1]
-    broken = jit._compiled(_untypable, dict(cache=False, nogil=True))
+    kernel = jit.kernel(cache=False)(_double)
+    compiles = _CompileThreads()
+    with numba.core.event.install_listener("numba:compile", compiles):
+        assert kernel(np.int64(21)) == 42
+        assert len(compiles.threads) == 1 and compiles.threads[0] != threading.get_ident()
+        # Compiled once: a second call compiles nothing.
+        assert kernel(np.int64(4)) == 8 and len(compiles.threads) == 1
+        # In a compiling thread already (a warm-up), the compile stays in it.
+        found = jit.in_compiling_thread(lambda: (kernel(np.float64(1.5)), threading.get_ident()))
+        assert found[0] == 3.0 and compiles.threads[-1] == found[1]
+    broken = jit.kernel(cache=False)(_untypable)
     with pytest.raises(numba.core.errors.TypingError):
         broken(np.int64(1))
