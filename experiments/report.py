@@ -17,7 +17,6 @@ import re
 import logging
 import shlex
 import shutil
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ import matplotlib
 from markupsafe import Markup
 
 from sim import ahead
-from sim.api import COMPILE_NOTICE
+from sim.api import say_compiling
 
 import experiments
 from experiments import design, wording
@@ -331,13 +330,14 @@ def build_report(
     """
     folder.mkdir(parents=True, exist_ok=True)
     order = run_order(names)
-    waiting: list[tuple[str, list[Results]]] = []  # runs whose page cites an experiment not yet run
+    played: set[str] = set()
+    waiting: list[tuple[str, list[Results]]] = []  # runs whose page cites an experiment not yet played
     # A second process compiles what the later experiments need (the
     # searching game, the positions) while the first ones play.
     with ahead.start(w for n in order for w in experiments.load(n).compiles) as compiling:
         for name in order:
             experiment = experiments.load(name)
-            compiling.wait(experiment.compiles, _compile_notice)
+            compiling.wait(experiment.compiles, say_compiling)
             runs = []
             for seed in seeds:
                 config = edition_config(experiment, seed, quick)
@@ -353,16 +353,10 @@ def build_report(
                     shutil.rmtree(out / design.DATA)
                 tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
                 runs.append(experiment.run(config, out, tick))
-            waiting.append((name, runs))
-            done = {n for n in order[: order.index(name) + 1]}
-            waiting = _write_pages(waiting, done, set(names), folder, quick)
+            played.add(name)
+            waiting = _write_pages([*waiting, (name, runs)], played, set(names), folder, quick)
     _write_pages(waiting, set(names), set(names), folder, quick)
     return write_index(folder, quick, list(seeds))
-
-
-def _compile_notice() -> None:
-    """Said when the report waits for the second process to compile what the next experiment plays."""
-    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
 def _write_pages(waiting: list[tuple[str, list[Results]]], done: set[str], names: set[str], folder: Path,
@@ -382,8 +376,8 @@ def run_order(names: Sequence[str]) -> list[str]:
     """``names`` in the order the report plays them: first the experiments whose entries are compiled at the
     report's start, then those that use entries compiled meanwhile by a second process
     (:attr:`Experiment.compiles`, :mod:`sim.ahead`), in the order it has them ready, each group in the
-    report's order. A page that cites
-    another experiment is written once that one has run (its ``summary.json`` is read then)."""
+    report's order. A page that cites another experiment is written once that one has run (its
+    ``summary.json`` is read then)."""
     groups = list(ahead.WARM_UPS)  # the order the second process compiles them in
     ready_at = {n: max((groups.index(g) + 1 for g in experiments.load(n).compiles), default=0) for n in names}
     return sorted(names, key=ready_at.__getitem__)

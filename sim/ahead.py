@@ -27,8 +27,12 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import typing
 from collections.abc import Callable, Iterable
+
+from sim.engine.warm import NOTICE_AFTER, compile_with_notice
 
 log = logging.getLogger(__name__)
 
@@ -63,40 +67,61 @@ positions' entries then reuse).
 
 
 class Ahead:
-    """A second process compiling groups of entries (see the module's docstring); :func:`start` makes one."""
+    """A second process compiling groups of entries (see the module's docstring); :func:`start` makes one.
 
-    def __init__(self, names: list[str], process: subprocess.Popen | None, errors: object = None) -> None:
+    A thread reads the process's output as it comes: ``ready NAME`` marks a
+    group ready; the end of the output (the process ended, or failed) ends
+    every wait.
+    """
+
+    def __init__(self, names: list[str], process: subprocess.Popen | None, errors: typing.IO[bytes] | None = None
+                 ) -> None:
         self.names = names
         self.process = process
         self.ready: set[str] = set()
         self._errors = errors
+        self._ended = process is None
+        self._heard = threading.Condition()
+        if process is not None:
+            threading.Thread(target=self._listen, args=(process,), daemon=True).start()
+
+    def _listen(self, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            word, _, name = line.strip().partition(" ")
+            if word == "ready":
+                with self._heard:
+                    self.ready.add(name)
+                    self._heard.notify_all()
+        process.stdout.close()
+        with self._heard:  # the output ended: no more group will be ready
+            self._ended = True
+            self._heard.notify_all()
 
     def wait(self, names: Iterable[str], notice: Callable[[], None] | None = None,
-             notice_after: float = 5.0) -> bool:
+             notice_after: float = NOTICE_AFTER) -> bool:
         """Wait until the process has compiled ``names``; whether it did (else the caller compiles them).
 
         ``notice`` is called once when the wait lasts longer than
         ``notice_after`` seconds: the entries are still being compiled.
         """
         names = set(names)
-        wanted = names & set(self.names)
-        start = time.perf_counter()
-        noticed = notice is None
-        while self.process is not None and not wanted <= self.ready:
-            if not noticed and time.perf_counter() - start > notice_after:
+
+        def over() -> bool:
+            return names <= self.ready or self._ended or not names <= set(self.names)
+
+        with self._heard:
+            heard = self._heard.wait_for(over, notice_after)
+        if not heard:
+            if notice is not None:
                 notice()
-                noticed = True
-            line = self.process.stdout.readline() if self.process.stdout else ""
-            if not line:  # the process ended: what it has not said ready, the caller compiles
-                self._finish()
-                break
-            word, _, name = line.strip().partition(" ")
-            if word == "ready":
-                self.ready.add(name)
-        return set(names) <= self.ready
+            with self._heard:
+                self._heard.wait_for(over)
+        if self._ended and self.process is not None:
+            self._finish()
+        return names <= self.ready
 
     def _finish(self) -> None:
-        """Reap the process; log why it failed, if it did."""
+        """Reap the process once its output ended; log why it failed, if it did."""
         process, self.process = self.process, None
         code = process.wait()
         if code != 0:
@@ -106,6 +131,9 @@ class Ahead:
                 text = self._errors.read().decode("utf-8", "replace").strip()
             log.warning("compiling ahead stopped (exit %s); compiling here instead%s", code,
                         f": {text.splitlines()[-1]}" if text else "")
+        self._close_errors()
+
+    def _close_errors(self) -> None:
         if self._errors is not None:
             self._errors.close()
             self._errors = None
@@ -115,12 +143,8 @@ class Ahead:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
-            if self.process.stdout:
-                self.process.stdout.close()
             self.process = None
-        if self._errors is not None:
-            self._errors.close()
-            self._errors = None
+        self._close_errors()
 
     def __enter__(self) -> "Ahead":
         return self
@@ -130,10 +154,11 @@ class Ahead:
 
 
 def start(names: Iterable[str]) -> Ahead:
-    """Start a process compiling the groups ``names`` (of :data:`WARM_UPS`), in that order.
+    """Start a process compiling the groups ``names`` (of :data:`WARM_UPS`), in the order of :data:`WARM_UPS`.
 
     On a machine of one core a second process would only slow the run: none
-    is started, and every :meth:`Ahead.wait` returns False at once.
+    is started, and every :meth:`Ahead.wait` returns False at once. A process
+    that cannot be started is logged, and the caller compiles as without one.
     """
     asked = set(names)
     unknown = sorted(asked - set(WARM_UPS))
@@ -143,8 +168,13 @@ def start(names: Iterable[str]) -> Ahead:
     if not names or (os.cpu_count() or 1) < 2:
         return Ahead(names, None)
     errors = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, "-m", "sim.ahead", *names], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=errors, text=True)
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "sim.ahead", *names], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=errors, text=True)
+    except OSError as exc:
+        errors.close()
+        log.warning("compiling ahead could not start (%s); compiling here instead", exc)
+        return Ahead(names, None)
     return Ahead(names, process, errors)
 
 
@@ -154,8 +184,6 @@ def main(argv: list[str]) -> int:
         if name not in WARM_UPS:
             print(f"unknown group of entries {name!r}; known: {sorted(WARM_UPS)}", file=sys.stderr)
             return 2
-    from sim.engine.warm import compile_with_notice
-
     for name in argv:
         # In a thread of the engine's compiling kind: numba's recursion keeps to one frame chunk there.
         compile_with_notice(WARM_UPS[name])

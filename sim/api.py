@@ -104,6 +104,11 @@ COMPILE_NOTICE = "compiling the engine (first run only)..."
 """Written to standard error when a first simulation compiles the engine (about a minute, once per machine)."""
 
 
+def say_compiling() -> None:
+    """Write :data:`COMPILE_NOTICE` to standard error: a run waits for the engine to be compiled."""
+    print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+
 def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.ndarray | None = None,
                   condition: Any = None) -> None:
     """Have the entry a run plays compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`).
@@ -121,17 +126,14 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     if key in READY_ENTRIES:
         return
 
-    def notice() -> None:
-        print(COMPILE_NOTICE, file=sys.stderr, flush=True)
-
     if key == (False, False):
-        ensure_compiled(ruleset, notice, notice_after=warm.NOTICE_AFTER)
+        ensure_compiled(ruleset, say_compiling, notice_after=warm.NOTICE_AFTER)
     else:
         kr = kernel_rules(ruleset)
         orders = batches.accepted_orders(ruleset, condition, 0, 0, 1)[0] if condition is not None else None
         # One round of one game: the types are the run's, the play is short.
         warm.compile_with_notice(lambda: batches.run_batch(kr, 0, 0, 1, kinds, params, 1, False, orders=orders),
-                                 notice, warm.NOTICE_AFTER)
+                                 say_compiling, warm.NOTICE_AFTER)
     READY_ENTRIES.add(key)
 
 

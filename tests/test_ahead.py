@@ -33,6 +33,28 @@ def test_a_process_that_fails_leaves_the_compiling_to_the_caller_and_says_why(ca
     assert "exit 1" in caplog.text and "no compiler here" in caplog.text and "compiling here instead" in caplog.text
 
 
+def test_a_long_wait_says_once_that_it_compiles_and_ends_when_the_group_is_ready():
+    errors = tempfile.TemporaryFile()
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5); print('ready positions', flush=True)"
+                                "; time.sleep(0.5); print('ready searching', flush=True)"],
+                               stdout=subprocess.PIPE, stderr=errors, text=True)
+    said = []
+    with ahead.Ahead(["positions", "searching"], process, errors) as compiling:
+        assert compiling.wait(["positions"], lambda: said.append(1), notice_after=0.3)
+        assert said == [1] and compiling.ready == {"positions"} and compiling.process is not None
+        # Ready within the notice's time: nothing is said.
+        assert compiling.wait(["searching"], lambda: said.append(2), notice_after=30.0)
+        assert said == [1] and compiling.ready == {"positions", "searching"}
+
+
+def test_a_process_that_cannot_start_leaves_the_compiling_to_the_caller(monkeypatch, caplog):
+    monkeypatch.setattr(ahead.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(ahead.sys, "executable", "/nonexistent/python")
+    with caplog.at_level(logging.WARNING, logger="sim.ahead"), ahead.start(["searching"]) as compiling:
+        assert compiling.process is None and not compiling.wait(["searching"])
+    assert "could not start" in caplog.text
+
+
 def test_unknown_groups_are_refused_by_name():
     with pytest.raises(ValueError, match=r"unknown groups of entries \['openings'\]; known: \['positions', 'searching'\]"):
         ahead.start(["positions", "openings"])

@@ -393,10 +393,22 @@ _compiling_thread = threading.local()
 """``is_one`` is set in the threads :func:`run_in_thread` starts."""
 
 
-def in_compiling_thread(work: Callable[[], object]) -> object:
+def wait_with_notice(finished: threading.Event, notice: Callable[[], None] | None, notice_after: float) -> None:
+    """Wait until ``finished`` is set; call ``notice`` once (from this thread) if it is not after ``notice_after``
+    seconds: the wait is a compilation, which a run says rather than sitting silent."""
+    if not finished.wait(notice_after):
+        if notice is not None:
+            notice()
+        finished.wait()
+
+
+def in_compiling_thread(work: Callable[[], object], notice: Callable[[], None] | None = None,
+                        notice_after: float = 5.0) -> object:
     """``work()`` run in a thread of :func:`run_in_thread`'s (this one, if it is one already); its result.
 
-    Its exception, if it raises, is raised here.
+    Its exception, if it raises, is raised here. ``notice`` is called once
+    if ``work`` has not finished after ``notice_after`` seconds (see
+    :func:`wait_with_notice`); run in this very thread, it gives none.
     """
     if getattr(_compiling_thread, "is_one", False):
         return work()
@@ -409,7 +421,7 @@ def in_compiling_thread(work: Callable[[], object]) -> object:
         except BaseException as exc:  # handed to the caller's thread below
             failure.append(exc)
 
-    run_in_thread(run).wait()
+    wait_with_notice(run_in_thread(run), notice, notice_after)
     if failure:
         raise failure[0]
     return result[0]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sim.engine import play as E
-from sim.engine.jit import run_in_thread
+from sim.engine.jit import in_compiling_thread
 from sim.engine.params import kernel_rules
 from sim.rules import Ruleset
 from sim.engine.policies import KIND_RANDOM, N_PARAMS
@@ -52,22 +52,9 @@ def compile_with_notice(work: Callable[[], object], notice: Callable[[], None] |
     As :func:`ensure_compiled`, for any entry: the searching game loop, or
     the loops that play conditioned deals, each compiled (or loaded) once
     and only by a run that uses it. ``notice`` is called once, from this
-    thread, when ``work`` has not finished after ``notice_after`` seconds.
+    thread, when ``work`` has not finished after ``notice_after`` seconds
+    (called from a compiling thread, ``work`` runs in it, without the notice).
     """
-    failure: list[BaseException] = []
-
-    def play() -> None:
-        try:
-            work()
-        except BaseException as exc:  # handed to the caller's thread below
-            failure.append(exc)
-
     start = time.perf_counter()
-    finished = run_in_thread(play)
-    if not finished.wait(notice_after):
-        if notice is not None:
-            notice()
-        finished.wait()
-    if failure:
-        raise failure[0]
+    in_compiling_thread(work, notice, notice_after)
     return time.perf_counter() - start
