@@ -98,7 +98,7 @@ def _check_seed(seed: Any) -> int:
 
 
 READY_ENTRIES: set[tuple[bool, bool]] = set()
-"""The entries this process has compiled or loaded: (a seat searches, the first deals are given)."""
+"""The entries this process has compiled or loaded: (a seat searches, the searching loop given the first deals)."""
 
 COMPILE_NOTICE = "compiling the engine (first run only)..."
 """Written to standard error when a first simulation compiles the engine (about a minute, once per machine)."""
@@ -116,13 +116,14 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     On an empty numba cache that takes about a minute: :data:`COMPILE_NOTICE`
     goes to standard error then, so that neither ``rami simulate`` nor a
     notebook cell sits silent meanwhile. Loading from the cache says nothing.
-    Tables where a seat searches, and conditioned deals, are played by entries
-    of their own (the searching game loop, the loops given the first decks):
-    a run that uses one compiles it here, with the same notice, by playing
-    one short game of its own table; a run that does not never compiles it.
+    Tables where a seat searches are played by entries of their own (the
+    searching game loop, and the same given the first decks): a run that
+    uses one compiles it here, with the same notice, by playing one short
+    game of its own table; a run that does not never compiles it. The plain
+    game loop plays conditioned deals too (one entry).
     """
     searching = kinds is not None and bool(E.searching(kinds))
-    key = (searching, condition is not None)
+    key = (searching, searching and condition is not None)
     if key in READY_ENTRIES:
         return
 

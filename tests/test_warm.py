@@ -116,8 +116,9 @@ def test_run_in_thread_runs_the_work_in_another_thread():
 
 
 def test_a_run_compiles_the_entry_it_plays_and_no_other(monkeypatch):
-    # A searching table and conditioned deals are played by entries of their own: a run readies the one it
-    # uses (with the compiling notice when that takes a while) and never one it does not use.
+    # A searching table is played by entries of its own: a run readies the one it uses (with the compiling
+    # notice when that takes a while) and never one it does not use. Conditioned deals of a plain table are
+    # played by the plain loop: nothing more to ready.
     import sim
     from sim import api, batches
     from sim.engine import play as E
@@ -140,5 +141,24 @@ def test_a_run_compiles_the_entry_it_plays_and_no_other(monkeypatch):
     assert set(searched) == {(True, False)} and len(searched) == 2  # readied by one short game, then the batch
     before = len(played)
     sim.simulate("rami51", ["greedy"] * 3, n_games=1, seed=3, workers=1, condition="jokers(0) >= 1")
-    assert api.READY_ENTRIES == {(False, False), (True, False), (False, True)}
-    assert set(played[before:]) == {(False, True)} and len(played[before:]) == 2
+    assert api.READY_ENTRIES == {(False, False), (True, False)}
+    assert played[before:] == [(False, True)]  # the batch alone
+    before = len(played)
+    sim.simulate("rami51", ["search:trials=2", "greedy", "greedy"], n_games=1, seed=3, workers=1, max_rounds=1,
+                 condition="jokers(0) >= 1")
+    assert api.READY_ENTRIES == {(False, False), (True, False), (True, True)}
+    assert played[before:] == [(True, True)] * 2
+
+
+def test_a_traced_game_plays_on_the_simulations_entry():
+    # One compiled game loop for Python: a traced game after a simulation compiles (or loads) nothing more,
+    # and a batch of dealt games neither.
+    import sim
+    from sim.engine import play as E
+
+    sim.simulate("rami51", ["greedy"] * 4, n_games=2, seed=5, workers=1)
+    compiled = list(E.play_batch.signatures)
+    events = sim.play_traced("rami51", ["greedy"] * 4, seed=5, game=1)
+    sim.simulate("rami51", ["greedy"] * 4, n_games=1, seed=5, workers=1, condition="jokers(0) >= 1")
+    assert list(E.play_batch.signatures) == compiled
+    assert events[0]["type"] == "game_start" and events[-1]["type"] == "game_end"

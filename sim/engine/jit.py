@@ -45,15 +45,18 @@ time, share them at no cost. Two ways are used:
   side), with the instructions of a round within 0.3% in all three games
   (cachegrind: basic rummy and Rami 51 0.1% fewer, contrat 0.3% more).
 
-The game loop (``play_game``) is inlined by numba into its two callers,
-the batch (``play_games``) and the trace (``trace_game``): numba links the
-machine code of every callee into each caller's library, so a game loop
-of its own made LLVM generate the whole round's code once more (about
-2 seconds of a fresh compile). So too the batch loop into both batch
-entries (``play_games`` and ``play_games_dealt``, and the searching
-table's two): called, it was a library of its own that LLVM optimised with
-the whole round linked in, before the entry optimised it all again (some
-3 seconds).
+Each entry generates the machine code of everything it calls, so the
+plain game loop has one entry for Python, ``sim.engine.play.play_batch``:
+a simulation's batch, a batch of dealt games and a traced game are all
+calls of it (as three entries, the round's machine code was generated
+three times, some three seconds of a first compile apiece; a traced game
+after a simulation now compiles nothing). The game loop (``play_game``) is
+inlined by numba into it: numba links the machine code of every callee
+into each caller's library, so a game loop of its own made LLVM generate
+the whole round's code once more (about 2 seconds of a fresh compile). So
+too the searching table's batch loop into its two batch entries: called,
+it was a library of its own that LLVM optimised with the whole round
+linked in, before the entry optimised it all again (some 3 seconds).
 
 Every other kernel says ``forceinline=False``, since numba passes a caller's
 setting on to callees that leave it unset; small helpers are still inlined

@@ -79,21 +79,53 @@ def searching(kinds: np.ndarray) -> bool:
     return bool((np.asarray(kinds) == KIND_SEARCH).any())
 
 @entry(optimised_callees=True)
-def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
+def play_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+               order_round, streams, ev, trace):
     """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``.
 
-    Returns ``(games_done, end_row)``: fewer games than asked when ``res``
-    filled; the games' rows are ``res[:, first_row:end_row]``. Batches of
-    one simulation may share one ``res``, each writing its own rows (games
-    of a fixed number of rounds fill a known number). ``rotate`` moves the
-    strategies one seat on from game to game (see :func:`seating`).
-    Every deal shuffled: :func:`play_games_dealt`'s loop with no deck given.
+    The engine's one game loop compiled for Python: a batch of a simulation
+    (:func:`play_games`, :func:`play_games_dealt`) and a traced game
+    (:func:`trace_game`) are calls of it, so that a run compiles the round's
+    machine code once for all three (each entry generates the whole round's
+    code again: some three seconds of a first compile apiece).
+
+    Returns ``(games_done, end_row, events, overflow)``: fewer games than
+    asked when ``res`` filled; the games' rows are ``res[:, first_row:end_row]``.
+    Batches of one simulation may share one ``res``, each writing its own
+    rows (games of a fixed number of rounds fill a known number). ``rotate``
+    moves the strategies one seat on from game to game (see :func:`seating`).
+    ``orders[i]`` scripts the deal of round ``order_round`` of game
+    ``first_game + i`` (see :func:`deal_round`; width 0: shuffled), and
+    ``streams[i]``, when given, is where that round's deck stream stands
+    after dealing it. With ``trace`` the events are recorded into ``ev``:
+    ``events`` rows, ``overflow`` 1 when ``ev`` had no room for them all.
     """
-    return _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
-                  np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64))
+    g = np.zeros(N_G, dtype=np.int64)
+    g[G_TRACE] = 1 if trace else 0
+    buffers = make_buffers()
+    ws = workspace()
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                         buffers, ws, orders[i], order_round, streams[i:i + 1])
+        if rows < 0:
+            return i, n_res, g[G_NEV], g[G_OVERFLOW]
+        n_res = rows
+    return n_games, n_res, g[G_NEV], g[G_OVERFLOW]
 
 
-@entry(optimised_callees=True)
+_NO_STREAMS = np.zeros(0, dtype=np.uint64)
+
+
+def play_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate):
+    """:func:`play_batch` of shuffled deals, untraced; returns ``(games_done, end_row)``."""
+    return play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                            np.zeros((n_games, 0), dtype=np.int64), _NO_STREAMS)
+
+
 def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
                      streams):
     """:func:`play_games`, with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
@@ -105,50 +137,24 @@ def play_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds
     dealt by their own streams, as in :func:`play_games` (``orders`` of
     width 0 and no ``streams``: every deal shuffled).
     """
-    return _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
-                  streams)
+    # One array layout and type for every caller: an entry compiles once per argument types.
+    orders = np.ascontiguousarray(orders, dtype=np.int64)
+    streams = np.ascontiguousarray(streams, dtype=np.uint64)
+    done, end, _, _ = play_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row,
+                                 bool(rotate), orders, 0, streams, np.zeros((1, N_EV), dtype=np.int32), False)
+    return done, end
 
 
-@entry(inline="always")
-def _batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders, streams):
-    """The batch loop of :func:`play_games_dealt` and :func:`play_games`, inlined into each.
-
-    Inlined rather than called: a called loop is a library of its own, which
-    LLVM optimises with the whole round linked in before the entry optimises
-    it all again (some 3 s of a first compile), for a loop over the games.
-    """
-    ev = np.zeros((1, N_EV), dtype=np.int32)
-    g = np.zeros(N_G, dtype=np.int64)
-    buffers = make_buffers()
-    ws = workspace()
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    n_res = first_row
-    for i in range(n_games):
-        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                         buffers, ws, orders[i], 0, streams[i:i + 1])
-        if rows < 0:
-            return i, n_res
-        n_res = rows
-    return n_games, n_res
-
-
-@entry(optimised_callees=True)
 def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate):
     """Play one game recording every event into ``ev``; returns ``(events, overflow)``.
 
     ``order`` scripts the deal of round ``order_round``; empty for shuffled deals.
     """
-    g = np.zeros(N_G, dtype=np.int64)
-    g[G_TRACE] = 1
-    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the rows the batch writes, as it types them
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    seating(rules, game, kinds, params, rotate, game_kinds, game_params)
-    play_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(), workspace(),
-              order, order_round, np.zeros(0, dtype=np.uint64))
-    return g[G_NEV], g[G_OVERFLOW]
+    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the rows a game may write
+    orders = np.ascontiguousarray(order, dtype=np.int64).reshape(1, -1)
+    _, _, events, overflow = play_batch(rules, seed, game, 1, kinds, params, max_rounds, res, 0, bool(rotate),
+                                        orders, order_round, _NO_STREAMS, ev, True)
+    return events, overflow
 
 
 @entry
