@@ -32,8 +32,8 @@ import experiments
 from experiments import design, wording
 from experiments.design import Experiment, Finding, Results
 
-__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "write_document", "write_index",
-           "write_page"]
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "write_document", "write_figures",
+           "write_index", "write_page"]
 
 log = logging.getLogger(__name__)
 
@@ -271,14 +271,9 @@ def _html(blocks: Sequence[Block], title: str, images: dict[str, str], links: bo
     return _TEMPLATES.get_template("report.html.j2").render(blocks=blocks, title=title, images=images, links=links)
 
 
-def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
-               experiment: Experiment | None = None) -> Path:
-    """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML.
-
-    ``experiment`` is the experiment of the runs when it is not a registered
-    one (a study, :mod:`experiments.study`).
-    """
-    experiment = experiment or experiments.load(name)
+def write_figures(runs: Sequence[Results], folder: Path, experiment: Experiment) -> dict[str, str]:
+    """Draw ``experiment``'s figures of the first run and write them (PNG, SVG) under ``folder / "figures"``;
+    return each figure's PNG in base64 by name, for the HTML page."""
     first = runs[0]
     figure_dir = folder / "figures"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -293,6 +288,22 @@ def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
             fig.savefig(figure_dir / f"{fig_name}.svg", format="svg")
         images[fig_name] = base64.b64encode(png.getvalue()).decode("ascii")
     first.provenance["figures"] = list(figs)
+    return images
+
+
+def write_page(name: str, runs: Sequence[Results], folder: Path, quick: bool,
+               experiment: Experiment | None = None, images: dict[str, str] | None = None) -> Path:
+    """Write ``name``'s figures (PNG, SVG), ``index.md`` and ``index.html`` under ``folder``; return the HTML.
+
+    ``experiment`` is the experiment of the runs when it is not a registered
+    one (a study, :mod:`experiments.study`). ``images``: the figures as
+    :func:`write_figures` wrote them already (the report draws a page's
+    figures as soon as its runs end, and writes the text once the
+    experiments it cites have run).
+    """
+    experiment = experiment or experiments.load(name)
+    if images is None:
+        images = write_figures(runs, folder, experiment)
     blocks = _page_blocks(name, experiment, runs, quick)
     (folder / "index.md").write_text(_md(blocks, "figures"), encoding="utf-8")
     page = folder / "index.html"
@@ -331,7 +342,8 @@ def build_report(
     folder.mkdir(parents=True, exist_ok=True)
     order = run_order(names)
     played: set[str] = set()
-    waiting: list[tuple[str, list[Results]]] = []  # runs whose page cites an experiment not yet played
+    # The runs (and their figures) whose page cites an experiment not yet played.
+    waiting: list[tuple[str, list[Results], dict[str, str]]] = []
     # A second process compiles what the later experiments need (the
     # searching game, the positions) while the first ones play.
     with ahead.start(w for n in order for w in experiments.load(n).compiles) as compiling:
@@ -354,21 +366,23 @@ def build_report(
                 tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
                 runs.append(experiment.run(config, out, tick))
             played.add(name)
-            waiting = _write_pages([*waiting, (name, runs)], played, set(names), folder, quick)
+            # The figures at once, so that a page waiting for a cited experiment leaves only its text for later.
+            images = write_figures(runs, folder / name, experiment)
+            waiting = _write_pages([*waiting, (name, runs, images)], played, set(names), folder, quick)
     _write_pages(waiting, set(names), set(names), folder, quick)
     return write_index(folder, quick, list(seeds))
 
 
-def _write_pages(waiting: list[tuple[str, list[Results]]], done: set[str], names: set[str], folder: Path,
-                 quick: bool) -> list[tuple[str, list[Results]]]:
-    """Write the page of every run in ``waiting`` whose cited experiments (of ``names``) are all ``done``,
-    in order; the runs still waiting."""
+def _write_pages(waiting: list[tuple[str, list[Results], dict[str, str]]], done: set[str], names: set[str],
+                 folder: Path, quick: bool) -> list[tuple[str, list[Results], dict[str, str]]]:
+    """Write the page of every run in ``waiting`` (with its figures drawn) whose cited experiments (of ``names``)
+    are all ``done``, in order; the runs still waiting."""
     still = []
-    for name, runs in waiting:
+    for name, runs, images in waiting:
         if set(experiments.load(name).cites) & names <= done:
-            write_page(name, runs, folder / name, quick)
+            write_page(name, runs, folder / name, quick, images=images)
         else:
-            still.append((name, runs))
+            still.append((name, runs, images))
     return still
 
 

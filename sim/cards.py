@@ -103,6 +103,8 @@ class Card(int):
 
 
 JOKER = Card(JOKER_CODE)
+_TEXTS = tuple(Card(code).text() for code in range(N_CODES))
+_ASCII_TEXTS = tuple(Card(code).text(ascii=True) for code in range(N_CODES))
 
 CardsLike = Union[str, Iterable[Union[int, str]]]
 """A notation string (``"7♣ 8♣ ★"``), or a sequence of card codes, ``Card``
@@ -165,7 +167,10 @@ def format(cards: Iterable[int], ascii: bool = False) -> str:  # noqa: A001 - th
     J Q K ranks, ★ joker); with ``ascii=True`` the suits are ``C D H S`` and
     the joker ``JK``.
     """
-    return " ".join(Card(c).text(ascii) for c in cards)
+    texts = _ASCII_TEXTS if ascii else _TEXTS
+    # Read from a table (a trace writes every hand of every event so); a code out of range goes through Card,
+    # which names it in its error.
+    return " ".join([texts[c] if 0 <= c < N_CODES else Card(c).text() for c in map(int, cards)])
 
 
 def to_cards(cards: CardsLike) -> list[Card]:

@@ -60,6 +60,7 @@ import dataclasses
 import difflib
 import tomllib
 from dataclasses import dataclass, fields
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
@@ -332,6 +333,13 @@ def _preset_knobs(name: str) -> dict[str, Any]:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise RulesetError(f"unknown preset {name!r}{hint}; the presets are: {', '.join(PRESETS)} "
                            "(or give the path of a ruleset .toml file)")
+    return dict(_preset_file(name))
+
+
+@cache
+def _preset_file(name: str) -> dict[str, Any]:
+    """The knobs of preset file ``name``, read once per process (an experiment names its presets for every arm
+    and table; the knobs are plain values, so a shallow copy is the caller's own)."""
     text = resources.files("sim.rules").joinpath("presets", f"{name}.toml").read_text("utf-8")
     return tomllib.loads(text)
 
