@@ -95,7 +95,7 @@ def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None
     sim.simulate(rules, strategies, n_games=5, workers=1)
     compiled = time.perf_counter() - t0
     perf_map = Path(f"/tmp/perf-{os.getpid()}.map")
-    functions = write_perf_map(E.play_games, perf_map)
+    functions = write_perf_map(E.play_batch, perf_map)
     # Size the run from a short one, so that it lasts about ``seconds``.
     n = 200
     t = time.process_time()

@@ -41,13 +41,13 @@ def worker_state() -> dict[str, Any]:
     from sim.provenance import package_version
     from sim.rules import RULES_VERSION
 
-    stats = E.play_games.stats
+    stats = E.play_batch.stats
     return {
         "pid": os.getpid(),
         "package_version": package_version(),
         "rules_version": RULES_VERSION,
         "sim": os.path.dirname(os.path.abspath(sim.__file__)),
-        "compiled": len(E.play_games.overloads),
+        "compiled": len(E.play_batch.overloads),
         "cache_hits": sum(stats.cache_hits.values()),
         "cache_misses": sum(stats.cache_misses.values()),
     }

@@ -31,7 +31,7 @@ def test_a_numba_symbol_reads_as_the_kernel_s_python_name():
 def _kernel_settings(profile_build: bool) -> str:
     code = ("from sim.engine import jit, turn, play\n"
             "print(jit.PROFILE_BUILD, turn.play_turn.targetoptions.get('inline'),"
-            " turn.take_status.targetoptions.get('forceinline'), type(play.play_games._cache).__name__)")
+            " turn.take_status.targetoptions.get('forceinline'), type(play.play_batch._cache).__name__)")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
     env.pop("RAMI_PROFILE_BUILD", None)
     if profile_build:

@@ -91,7 +91,7 @@ its machine code at once (cached or not: a library is handed to LLVM's
 code generator when it is finalised), and each caller links the callee's
 LLVM module into its own, optimises it again and generates its machine
 code again. The round (``play_round``) was generated once in its own
-library and again inside the batch's (``play_games``), the take check and
+library and again inside the batch's (``play_batch``), the take check and
 the legal layings four or five times over. :class:`KernelDispatcher`
 compiles a callee typed from compiled code to LLVM IR only (numba's own
 ``no_compile`` mode, which it uses for its internal subroutines), in a

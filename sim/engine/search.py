@@ -402,8 +402,8 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
 @entry(inline="always")
 def _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders, streams,
                   library, starts, points_per_game, tally):
-    """The batch loop of :func:`search_games_dealt` and :func:`search_games`, inlined into each (as
-    :func:`sim.engine.play.play_games`'s, for the same reason)."""
+    """The batch loop of :func:`search_games_dealt` and :func:`search_games`, inlined into each (as the game
+    loop is into :func:`sim.engine.play.play_batch`, for the same reason)."""
     ev = np.zeros((1, N_EV), dtype=np.int32)
     g = np.zeros(N_G, dtype=np.int64)
     buffers = make_buffers()
