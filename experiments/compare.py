@@ -61,6 +61,7 @@ def focal_findings(
     """
     findings = []
     seat = pl.col("strategy_index") == focal
+    rounds = design.rounds_by_arm(frame)  # once, rather than for every measure and arm
     for m_index, (name, m) in enumerate(measures.items()):
         where = seat if m.where is None else seat & m.where
         table = metrics.per_game(frame, m.value, where)
@@ -72,12 +73,11 @@ def focal_findings(
                 seen.add(arm)
                 t, n = metrics.cluster_arrays(table, arm=arm)
                 est = stats.ratio_estimate(t, n, design.rng_for(config, 1000 * m_index + len(seen)), config.resamples)
-                findings.append(Finding(name, (arm,), est, len(t), design.rounds_of(frame.filter(pl.col("arm") == arm)),
-                                        c.group, better=m.better))
+                findings.append(Finding(name, (arm,), est, len(t), rounds.get(arm, 0), c.group, better=m.better))
             arrays = metrics.paired_arrays(table, {"arm": c.arm}, {"arm": c.reference})
             est = stats.paired_difference(*arrays, design.rng_for(config, 1000 * m_index + 500 + c_index),
                                           config.resamples)
-            both = frame.filter(pl.col("arm").is_in([c.arm, c.reference]))
-            findings.append(Finding(name, (c.arm, c.reference), est, len(arrays[0]), design.rounds_of(both), c.group,
+            findings.append(Finding(name, (c.arm, c.reference), est, len(arrays[0]),
+                                    rounds.get(c.arm, 0) + rounds.get(c.reference, 0), c.group,
                                     headline=m.headline, better=m.better))
     return findings

@@ -377,6 +377,13 @@ def rounds_of(frame: pl.DataFrame) -> int:
     return frame.select("arm", "rotation", "game", "round").unique().height
 
 
+def rounds_by_arm(frame: pl.DataFrame) -> dict[str, int]:
+    """:func:`rounds_of` each arm's rows, for every arm of ``frame`` at once (the rounds of several arms add
+    up: no round belongs to two)."""
+    counts = frame.select("arm", "rotation", "game", "round").unique().group_by("arm").len()
+    return dict(zip(counts["arm"].to_list(), counts["len"].to_list()))
+
+
 # ------------------------------------------------------------ what is played
 
 

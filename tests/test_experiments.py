@@ -345,3 +345,17 @@ def test_reuse_analyses_stored_rows_again_without_playing(tiny_report):
     assert sorted((run / design.DATA).rglob("*.parquet")) == files
     assert [f.stat().st_mtime_ns for f in files] == before[0]
     assert design.read_summary(run)["findings"] == before[1]
+
+
+def test_rounds_by_arm_counts_each_arms_rounds_as_rounds_of_does():
+    rows = pl.DataFrame({
+        "arm": ["a", "a", "a", "a", "b", "b", "b"],
+        "rotation": [0, 0, 1, 0, 0, 0, 0],
+        "game": [0, 0, 0, 1, 0, 0, 3],
+        "round": [0, 0, 0, 2, 0, 1, 0],
+        "seat": [0, 1, 0, 0, 0, 0, 2],
+    })
+    by_arm = design.rounds_by_arm(rows)
+    assert by_arm == {arm: design.rounds_of(rows.filter(pl.col("arm") == arm)) for arm in ("a", "b")}
+    assert by_arm == {"a": 3, "b": 3}
+    assert by_arm["a"] + by_arm["b"] == design.rounds_of(rows)
