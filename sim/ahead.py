@@ -3,8 +3,8 @@
 A first run on a machine compiles the engine's entries as it meets them,
 each in turn on one core: the plain game loop (which plays traced games
 too), then the position machine and rollouts, then the searching game (the
-longest, some forty seconds). A run that knows what it will meet, such as the report,
-can have those compiled meanwhile by a second Python process
+longest, some forty seconds). A run that knows what it will meet, such as
+the report, can have those compiled meanwhile by a second Python process
 (``python -m sim.ahead NAME ...``) on another core: the process plays a
 small call of each named group of entries (:data:`WARM_UPS`), which compiles
 it into numba's cache, and says ``ready NAME`` on its standard output. The
