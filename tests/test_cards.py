@@ -251,3 +251,10 @@ def test_any_spelling_parses_to_the_same_cards(case):
     assert parse(text) == hand
     # and writing them back is canonical whatever the spelling was
     assert cards.format(parse(text)) == cards.format(hand)
+
+
+@pytest.mark.parametrize("code", [-1, 53, 99])
+def test_format_refuses_a_code_out_of_range_by_name(code):
+    # The texts come from a table: a negative code must not read it from the end.
+    with pytest.raises(ValueError, match=f"card code {code} is out of range"):
+        cards.format([0, code])
