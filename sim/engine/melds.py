@@ -648,8 +648,10 @@ def _group(n, c_mask, c_info, cards, ws, u0):
         # The most candidate k's cards could add to an opening (see _bound).
         x = c_mask[k]
         low = lowest(x)
-        value[k] = 11 * np.int64(c_info[k, I_JOKER]) + cards_value(x)
-        value0[k] = cards_value(x & u0)
+        whole = cards_value(x)
+        value[k] = 11 * np.int64(c_info[k, I_JOKER]) + whole
+        # A candidate within u0 (each one without joker that fits the hand) counts all its naturals there.
+        value0[k] = whole if (x & ~u0) == ZERO else cards_value(x & u0)
         nxt[k] = head[low]
         head[low] = k
 
