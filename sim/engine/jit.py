@@ -34,7 +34,13 @@ time, share them at no cost. Two ways are used:
   (``sim.engine.turn``), which take the round state: numba types the whole
   caller again after each function it inlines, so compiling grows quickly
   with it, but LLVM's inlining of these steps cost basic rummy 0.8% and
-  contrat 0.6% more instructions a round;
+  contrat 0.6% more instructions a round. Measured again later: Rami 51
+  0.2%, basic rummy 0.4% and contrat 0.5% more instructions. The plain
+  compile was no shorter (26-32 s either way), and the searching game
+  compiled alone in 51-60 s against 59-65 s. But the first
+  ``rami report --quick``, where the two compiles share the machine's two
+  cores, was no faster: 80.3 and 87.0 s against 77.5 and 82.0 s,
+  alternating. So the steps stay with numba's inlining;
 * ``kernel(forceinline=True)``, LLVM's ``alwaysinline``, for every other
   inlined kernel (the policies' choices, listing the legal layings, the
   take check, the small helpers of hands and melds, the rollout's copies):
