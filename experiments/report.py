@@ -345,7 +345,7 @@ def build_report(
     # The runs (and their figures) whose page cites an experiment not yet played.
     waiting: list[tuple[str, list[Results], dict[str, str]]] = []
     # A second process compiles what the later experiments need (the
-    # searching game, the positions) while the first ones play.
+    # positions, then the searching game) while the first ones play.
     with ahead.start(w for n in order for w in experiments.load(n).compiles) as compiling:
         for name in order:
             experiment = experiments.load(name)

@@ -65,11 +65,11 @@ def test_unknown_groups_are_refused_by_name():
 def test_one_core_starts_no_process_and_every_wait_says_compile_here(monkeypatch):
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 1)
     with ahead.start(["searching", "positions"]) as compiling:
-        assert compiling.process is None and compiling.names == ["searching", "positions"]
+        assert compiling.process is None and compiling.names == ["positions", "searching"]
         assert not compiling.wait(["searching"])
 
 
-def test_the_groups_are_compiled_longest_first_whatever_the_order_asked(monkeypatch):
+def test_the_groups_are_compiled_in_their_fixed_order_whatever_the_order_asked(monkeypatch):
     monkeypatch.setattr(ahead.os, "cpu_count", lambda: 1)
-    assert ahead.start(["positions", "searching", "positions"]).names == ["searching", "positions"]
+    assert ahead.start(["searching", "positions", "searching"]).names == ["positions", "searching"]
     assert ahead.start([]).names == []

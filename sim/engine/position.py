@@ -311,9 +311,9 @@ def new_turn_state() -> np.ndarray:
 # Python's doors to the kernels that compiled code calls too. The searching
 # game and the rollouts link ``decide`` and ``play_choice`` in; a kernel that
 # Python called directly would be typed, lowered and optimised a second time
-# for Python in a process that has already linked it (a report plays the
-# searching game before its positions). These entries only relink what was
-# compiled for linking, and generate its machine code.
+# for Python in a process that has already linked it (the searching game
+# after a rollout, or the other way round). These entries only relink what
+# was compiled for linking, and generate its machine code.
 
 
 @entry(optimised_callees=True)
