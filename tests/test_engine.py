@@ -149,6 +149,55 @@ def test_contract_ruled_out_matches_the_contract_search_first_tests():
     assert found > 100  # the sample holds contracts, so the check above bites
 
 
+def test_forced_search_finds_what_trying_its_melds_in_listing_order_finds():
+    # A search that must use a card tries the melds holding it richest bound
+    # first (sim.engine.melds.search), for speed: the collection found must
+    # be the one trying them in listing order finds, ties to the first meld
+    # listed, each rest searched alone. The melds themselves, not only the
+    # value: the opening played, and so every recorded result, depends on them.
+    rng = np.random.default_rng(9)
+    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
+    ws, rest_ws = M.workspace(), M.workspace()
+    out, rest_out = np.empty(64, dtype=np.int64), np.empty(64, dtype=np.int64)
+    found = ties = 0
+    for i in range(1500):
+        size = int(rng.integers(12, 17))
+        hand = [DECK[j] for j in rng.choice(len(DECK), size, replace=False)]
+        lo, hi, jk = hand_words(hand)
+        min_run, ace_high = (3 if i % 4 else 4), bool(i % 3)
+        objective = 1 if i % 5 == 0 else 0
+        need_natural = objective == 0 and i % 7 == 0
+        target = 0 if objective == 1 else int(rng.choice([0, 30, 51]))
+        limit = len(hand) - 1
+        forced = int(hand[int(rng.integers(len(hand)))])
+        n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        value, k = M.search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, limit, target, out, ws)
+        best, chosen, totals = -1, [], []
+        for m in range(n):
+            mask, joker, meld_size = int(c_mask[m]), int(c_info[m, M.I_JOKER]), int(c_info[m, M.I_SIZE])
+            holds = joker == 1 if forced == M.JOKER else (mask >> forced) & 1
+            if not holds or joker > jk or mask & ~int(lo) or meld_size > limit:
+                continue
+            rlo, rhi = M.remove_mask(lo, hi, np.uint64(mask))
+            natural_run = c_info[m, M.I_KIND] == M.KIND_RUN and joker == 0
+            rest, r = M.search(rlo, rhi, jk - joker, n, c_mask, c_info, objective, need_natural and not natural_run,
+                               -1, limit - meld_size, 0, rest_out, rest_ws)
+            total = rest + (int(c_info[m, M.I_POINTS]) if objective == 0 else meld_size)
+            if rest >= 0 and total >= target:
+                totals.append(total)
+            if rest >= 0 and total > best and total >= target:
+                best, chosen = total, [m] + [int(x) for x in rest_out[:r]]
+        if best < 0:
+            assert value == -1, cards.format(hand)
+            continue
+        assert (value, [int(x) for x in out[:k]]) == (best, chosen), cards.format(hand)
+        found += 1
+        ties += totals.count(best) > 1
+    # The sample holds forced openings, some reached by two melds of the card.
+    assert found > 300 and ties > 20, (found, ties)
+
+
 def test_melded_cards_is_the_union_of_the_enumerated_melds():
     # Contrat's discard after the contract asks which cards sit in a meld
     # without listing the melds: the answer must be the listing's union.

@@ -37,6 +37,11 @@ KIND_RUN, KIND_SET = 0, 1
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+# The forced search's order of melds (see search): a key per meld, its index
+# in the low bits and what its bound falls short of MAX_BOUND above them.
+ORDER_BITS = 12  # MAX_CANDIDATES is 4096
+ORDER_MASK = (1 << ORDER_BITS) - 1
+MAX_BOUND = 1 << 20  # above any bound: at most 108 cards of 11 points
 SUIT_BITS = np.uint64(0x1FFF)
 
 
@@ -496,7 +501,9 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
     A collection that must use card ``forced`` is searched from the melds
     holding that card: each is laid first, then the rest of the hand is
     searched freely. Few melds hold a given card, so this is far quicker
-    than searching everything and discarding what misses it.
+    than searching everything and discarding what misses it. The melds are
+    tried richest bound first, with ties resolved as trying them in listing
+    order would: the collection found is the same either way.
     """
     # Settle what needs no search first: most hands a turn looks at hold no
     # candidate, or none with the forced card, or too few useful points.
@@ -525,10 +532,14 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         _group(n, c_mask, c_info, lo & useful, ws, u0)
         return _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, target, out, ws,
                        useful, joker_useful, u0, extra)
-    sub = ws[1][8]
-    best = -1
-    n_best = 0
-    grouped = False
+    # The melds holding the forced card, each with a bound on what it and
+    # the best rest of the hand can be worth, are searched richest bound
+    # first: the best opening is then found early, and its value prunes the
+    # rests searched after it, most of them at once. Ties still go to the
+    # lowest candidate index, as in index order: a rest whose meld comes
+    # before the best one's is searched for a collection worth as much.
+    order = ws[0][0]  # key per meld: the bound, decreasing, then the index (see below)
+    n_order = 0
     for k in range(n):
         joker = c_info[k, I_JOKER]
         m = c_mask[k]
@@ -542,29 +553,55 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         size = c_info[k, I_SIZE]
         if size > card_limit:
             continue
-        value = c_info[k, I_POINTS] if objective == 0 else size
-        if not grouped:
-            # Grouped only once a meld with the forced card fits.
-            _group(n, c_mask, c_info, lo & useful, ws, u0)
-            grouped = True
         nlo, nhi = remove_mask(lo, hi, m)
+        if objective == 0:
+            bound = c_info[k, I_POINTS] + cards_value(nlo & u0) + cards_value(nhi & u0) + (jk - joker) * extra
+        else:
+            bound = size + min(popcount(nlo) + popcount(nhi) + jk - joker, card_limit - size)
         # A rest that cannot bring what this meld needs is not searched.
-        if objective == 0 and (value + cards_value(nlo & u0) + cards_value(nhi & u0) + (jk - joker) * extra
-                               < max(target, best + 1)):
+        if bound < target:
             continue
+        key = ((MAX_BOUND - bound) << ORDER_BITS) | k
+        i = n_order
+        while i > 0 and order[i - 1] > key:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = key
+        n_order += 1
+    if n_order == 0:
+        return -1, 0
+    # Grouped only once a meld with the forced card fits.
+    _group(n, c_mask, c_info, lo & useful, ws, u0)
+    sub = ws[1][8]
+    best = -1
+    best_k = n
+    n_best = 0
+    for i in range(n_order):
+        key = order[i]
+        k = key & ORDER_MASK
+        bound = MAX_BOUND - (key >> ORDER_BITS)
+        if bound < best or (bound == best and k > best_k):
+            break  # the later melds' bounds are no higher
+        joker = c_info[k, I_JOKER]
+        size = c_info[k, I_SIZE]
+        value = c_info[k, I_POINTS] if objective == 0 else size
+        nlo, nhi = remove_mask(lo, hi, c_mask[k])
         natural_run = c_info[k, I_KIND] == KIND_RUN and joker == 0
+        # Worth as much as the best so far is enough for a meld listed before its meld.
+        least = max(target, best if (k < best_k and best >= 0) else best + 1)
         # The rest of the hand is searched with only the cards that melds
         # still fitting it use: a tighter bound, so most rests are settled
         # at once.
         rest_useful, rest_joker_useful, _ = _fitting(nlo, jk - joker, n, c_mask, c_info)
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
-                               max(target, best + 1) - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
-        if rest >= 0 and rest + value > best and rest + value >= target:
+                               least - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
+        if rest >= 0 and rest + value >= least:
             best = rest + value
+            best_k = k
             out[0] = k
-            for i in range(n_rest):
-                out[1 + i] = sub[i]
+            for j in range(n_rest):
+                out[1 + j] = sub[j]
             n_best = 1 + n_rest
     if best < 0:
         return -1, 0
@@ -870,7 +907,7 @@ def workspace():
     """Scratch arrays for :func:`search`: allocate once, reuse for every call.
 
     ``[0]`` the candidates chained by lowest card and their values
-    (:func:`_group`); ``[1]`` and ``[2]`` the depth-first search's frames,
+    (:func:`_group`), row 0 the order a forced search tries its melds in; ``[1]`` and ``[2]`` the depth-first search's frames,
     row 7 of ``[1]`` the chosen melds handed to callers, row 8 those of a
     forced card's sub-search, row 9 the frames' second bound; rows 2 and 3
     of ``[2]`` the contract search's meld masks (:func:`_contract_melds`).
