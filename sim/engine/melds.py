@@ -494,6 +494,22 @@ def _bound(lo, hi, jk, objective):
     return 11 * jk + cards_value(lo) + cards_value(hi)
 
 
+@kernel(constants=("objective",), forceinline=True)
+def _root_bounds(lo, hi, jk, objective, card_limit, u0, extra):
+    """``(bound, second bound)`` on what :func:`_search` can find in the hand ``(lo, hi, jk)`` of its useful cards.
+
+    ``bound`` is the smaller of :func:`_bound` and the second bound (see
+    :func:`_joker_extra`), which counts a joker's cards once; the search
+    starts from both. For cards laid, ``bound`` is :func:`_bound` at most
+    ``card_limit``, and the second bound (points) is not needed: 0.
+    """
+    bound = _bound(lo, hi, jk, objective)
+    if objective == 1:
+        return min(bound, card_limit), 0  # (the second bound counts points: unused for cards laid)
+    bound0 = cards_value(lo & u0) + cards_value(hi & u0) + jk * extra
+    return min(bound, bound0), bound0
+
+
 @kernel(constants=("objective", "need_natural"))
 def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_limit, target, out, ws):
     """The best collection of disjoint candidates, exactly; see :func:`_search`.
@@ -570,8 +586,7 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         n_order += 1
     if n_order == 0:
         return -1, 0
-    # Grouped only once a meld with the forced card fits.
-    _group(n, c_mask, c_info, lo & useful, ws, u0)
+    grouped = False
     sub = ws[1][8]
     best = -1
     best_k = n
@@ -593,6 +608,17 @@ def search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, forced, card_
         # still fitting it use: a tighter bound, so most rests are settled
         # at once.
         rest_useful, rest_joker_useful, _ = _fitting(nlo, jk - joker, n, c_mask, c_info)
+        # Most rests of an opening are settled by the search's first bound:
+        # checked here, so that the candidates are chained only when some
+        # rest is searched.
+        rest_bound, _ = _root_bounds(nlo & rest_useful, nhi & rest_useful, (jk - joker) if rest_joker_useful else 0,
+                                     objective, card_limit - size, u0, extra)
+        if rest_bound < least - value:
+            continue  # the rest's search would stop at once, finding nothing worth that (least - value > 0)
+        if not grouped:
+            # Chained only for a rest that is searched (see _group).
+            _group(n, c_mask, c_info, lo & useful, ws, u0)
+            grouped = True
         rest, n_rest = _search(nlo, nhi, jk - joker, n, c_mask, c_info, objective,
                                need_natural and not natural_run, card_limit - size,
                                least - value, sub, ws, rest_useful, rest_joker_useful, u0, extra)
@@ -768,13 +794,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
     if not joker_useful:
         jk = 0
     # Nothing to find when even every useful card together is not enough.
-    root_bound = _bound(lo, hi, jk, objective)
-    if objective == 1 and root_bound > card_limit:
-        root_bound = card_limit
-    # The second bound (see _joker_extra), which counts a joker's cards once.
-    root_bound0 = cards_value(lo & u0) + cards_value(hi & u0) + jk * extra
-    if objective == 0 and root_bound0 < root_bound:
-        root_bound = root_bound0
+    root_bound, root_bound0 = _root_bounds(lo, hi, jk, objective, card_limit, u0, extra)
     if root_bound < target or n == 0:
         if target <= 0 and not need_natural:
             return 0, 0
