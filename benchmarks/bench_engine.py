@@ -24,10 +24,14 @@ Prints, after compilation (a warm-up run is not timed):
   the searching player's playouts, with its floor ratio too;
 - the floor ratio of each game on one core: when the speed floor
   ``../shared/bench/floor.py`` (relative to the repository root) is present,
-  it is run in the same process tree before and after the engine's cases,
-  and each one-core rate is printed as floor rounds/s / engine rounds/s
-  (the floor with as many players; a contrat round is one deal). Absolute
-  rates move by tens of percent on a shared machine, ratios much less;
+  it is run in the same process tree before and after each case (the run
+  after a case is the next one's run before, when it has as many players),
+  and each one-core rate is printed as floor rounds/s / engine
+  rounds/s, the floor being the mean of its runs just before and just
+  after the case (the floor with as many players; a contrat round is one
+  deal). Absolute rates move by tens of percent on a shared machine, and
+  drift within one run by ten percent and more; ratios to a floor measured
+  beside the case move much less;
 - the compile time on a fresh cache: the first ``rami simulate --games 100``
   in a subprocess whose numba cache is an empty temporary folder (wall and
   CPU seconds, peak memory), and the part of it a second run does not
@@ -272,30 +276,43 @@ def main() -> None:
     cases.append(("rami51", 4, "expert"))
     cases.append(("basic", 4, "greedy"))
     cases.append(("contrat", 4, "greedy"))
-    # The floor runs before and after the cases; its mean is the yardstick.
-    floor_players = sorted({players for _, players, _ in cases})
-    floors: dict[int, list[float]] = {p: [] for p in floor_players}
-    if FLOOR.exists():
-        for p in floor_players:
-            floors[p].append(floor_rate(p, seconds, repeat))
-    else:
+    # The floor runs between the cases, with as many players: each case's
+    # yardstick is the mean of the runs just before and just after it. A
+    # shared machine's speed drifts by ten percent and more over the minutes
+    # the cases take, so one floor for all of them would move every ratio
+    # with the hour; beside each case, the floor moves with it.
+    have_floor = FLOOR.exists()
+    if not have_floor:
         print("no speed floor found (../shared/bench/floor.py): floor ratios are not printed")
+    floors: dict[int, list[float]] = {p: [] for p in sorted({players for _, players, _ in cases})}
     measured = []
+    last_players = None
     for ruleset, players, name in cases:
-        measured.append((ruleset, players, name, measure(ruleset, [name] * players, cores, seconds, repeat)))
-    if FLOOR.exists():
-        for p in floor_players:
-            floors[p].append(floor_rate(p, seconds, repeat))
-        print("floor (rounds/s, one core, before and after the cases): " + "; ".join(
-            f"{p} players {rates[0]:,.0f} and {rates[1]:,.0f}" for p, rates in floors.items()))
+        before = None
+        if have_floor:
+            # The run after the case before serves, when it had as many players.
+            if players != last_players:
+                floors[players].append(floor_rate(players, seconds, repeat))
+            before = floors[players][-1]
+        last_players = players
+        rows = measure(ruleset, [name] * players, cores, seconds, repeat)
+        after = None
+        if have_floor:
+            after = floor_rate(players, seconds, repeat)
+            floors[players].append(after)
+        measured.append((ruleset, players, name, rows, before, after))
+    if have_floor:
+        print("floor (rounds/s, one core, measured between the cases): " + "; ".join(
+            f"{p} players {min(rates):,.0f} to {max(rates):,.0f} over {len(rates)} runs"
+            for p, rates in floors.items()))
     print(f"{'rules':>7} {'players':>7} {'strategy':>8} {'workers':>7} {'rounds/s':>10} {'games/s':>9} {'rounds':>7} "
           f"{'scaling':>8} {'floor ratio':>12}")
-    for ruleset, players, name, rows in measured:
+    for ruleset, players, name, rows, before, after in measured:
         for workers, per_s, games_s, rounds, scaling in rows:
             shown = f"{scaling:>8.0%}" if workers > 1 else f"{'':>8}"
             ratio = ""
-            if workers == 1 and floors[players]:
-                ratio = f"{statistics.mean(floors[players]) / per_s:>11.1f}x"
+            if workers == 1 and have_floor:
+                ratio = f"{(before + after) / 2 / per_s:>11.1f}x"
             print(f"{ruleset:>7} {players:>7} {name:>8} {workers:>7} {per_s:>10.0f} {games_s:>9.1f} {rounds:>7} "
                   f"{shown} {ratio}")
     median, p99 = best_opening_latency()
