@@ -475,7 +475,15 @@ def apply_action(rules, g, ev, st, seat, i):
         seats[seat, S_JOKERS_LAID] += 1
     if seats[seat, S_FIRST_LAY] < 0:
         seats[seat, S_FIRST_LAY] = g[G_TURN]
-    table_changed(g, table, rules, melds_before if (t == ACT_OPEN or t == ACT_MELD) else -1)
+    # The melds the laying changed (an addition's, a recovery's and the meld
+    # its joker joined); new melds start at melds_before.
+    changed = -1
+    changed_too = -1
+    if t == ACT_ADD or t == ACT_RECOVER:
+        changed = act[i, A_P2]
+        if t == ACT_RECOVER and act[i, A_P3] != 0 and act[i, A_P4] != changed:
+            changed_too = act[i, A_P4]
+    table_changed(g, table, st.takes, rules, melds_before, changed, changed_too)
     # Public counts: every natural laid (one copy per mask bit) and the jokers
     # now on the table.
     x = laid_mask

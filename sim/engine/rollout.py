@@ -26,6 +26,7 @@ from sim.engine.round import round_state
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
 from sim.engine.state import (
     G_DETERMINISTIC,
+    G_MELDS,
     G_NCAND,
     G_NFLIPS,
     G_PILE,
@@ -90,6 +91,7 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     _copy(src.d_legal, dst.d_legal, src.d_legal.shape[0])
     _copy(src.d_penalty, dst.d_penalty, src.d_penalty.shape[0])
     _copy(src.d_fits, dst.d_fits, src.d_fits.shape[0])
+    _copy_rows(src.takes, dst.takes, g_src[G_MELDS])
     _copy(g_src, g_dst, g_src.shape[0])
     _copy(ts_src, ts_dst, ts_src.shape[0])
 

@@ -107,6 +107,7 @@ def round_state(clear_scratch):
         np.zeros(54, dtype=np.int64),  # d_legal: the cards a seat may discard
         np.zeros(54, dtype=np.float64),  # d_penalty: what each costs left in hand
         np.zeros(54, dtype=np.bool_),  # d_fits: whether each fits a meld
+        np.zeros((MAX_MELDS, 2), dtype=np.uint64),  # takes: what each table meld takes (table_changed)
     )
 
 

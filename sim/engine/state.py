@@ -27,6 +27,9 @@ pub           (N_PUB, 53) i64    public card counts (:mod:`sim.engine.layout`)
 obs           (N_VIEW,) i64      the scalars of the seat's observation (``view``)
 d_legal ...   (54,)              the legal discards, their penalty and whether
                                  each fits a meld
+takes         (MAX_MELDS, 2) u64 what each table meld takes: the naturals it
+                                 accepts (bit 52: a joker), and the naturals
+                                 that take its joker back (``table_changed``)
 ============  =================  ============================================
 """
 
@@ -84,6 +87,7 @@ class RoundState(NamedTuple):
     d_legal: np.ndarray
     d_penalty: np.ndarray
     d_fits: np.ndarray
+    takes: np.ndarray
 
     def copy(self) -> "RoundState":
         """A deep copy (every array copied)."""

@@ -181,30 +181,56 @@ def recover(table, m, code):
 
 
 # What the table takes, kept in the round scalars ``g`` (sim.engine.state):
-# refreshed after every laying, asked by every turn.
+# refreshed after every laying, asked by every turn. Each meld's own part is
+# kept in the round state's ``takes`` rows, so that a laying that changes a
+# meld or two asks those again, not every meld of the table.
+
+# In a meld's ``takes`` row, the bit of the joker's code: the meld takes a joker.
+TAKES_JOKER = np.uint64(1) << np.uint64(JOKER)
 
 
-@kernel
-def table_changed(g, table, rules, first_new):
-    """Refresh the cached set of cards the table takes (after every laying).
-
-    ``first_new``: the laying only added melds from this index on, so the
-    melds before it take what they took; -1 when it changed a meld, and
-    every meld is asked again.
-    """
-    first = first_new if first_new >= 0 else 0
-    mask, joker = accepts(table, first, g[G_MELDS], rules.ace_high)
+@kernel(forceinline=True)
+def _meld_takes(takes, table, m, rules):
+    """Write what meld ``m`` takes into ``takes[m]``: its naturals (and :data:`TAKES_JOKER`), its recoverers."""
+    mask, joker = accepts(table, m, m + 1, rules.ace_high)
+    takes[m, 0] = mask | (TAKES_JOKER if joker else ZERO)
     recovering = ZERO
     if rules.jokers > 0:
-        unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
-        for m in range(first, g[G_MELDS]):
-            recovering |= recovering_cards(table, m, unambiguous)
-    if first_new >= 0:
-        mask |= np.uint64(g[G_ACCEPT])
-        joker = joker or g[G_ACCEPT_JOKER] == 1
-        recovering |= np.uint64(g[G_RECOVERING])
-    g[G_ACCEPT] = np.int64(mask)  # bits 0 .. 51 only: fits an int64
-    g[G_ACCEPT_JOKER] = 1 if joker else 0
+        recovering = recovering_cards(table, m, rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS)
+    takes[m, 1] = recovering
+
+
+@kernel(forceinline=True)
+def table_changed(g, table, takes, rules, first_new, changed, changed_too):
+    """Refresh the cached set of cards the table takes (after every laying).
+
+    ``first_new``: the laying added melds from this index on (``g[G_MELDS]``
+    when it added none); ``changed`` and ``changed_too``: melds it changed
+    (-1 for none). Those are asked again what they take (``takes``); the
+    table's union is then the old one widened by the new melds, or, when a
+    meld changed (it may take less than before), the union of every meld's
+    row again.
+    """
+    n_melds = g[G_MELDS]
+    for m in range(first_new, n_melds):
+        _meld_takes(takes, table, m, rules)
+    if changed >= 0:
+        _meld_takes(takes, table, changed, rules)
+    if changed_too >= 0:
+        _meld_takes(takes, table, changed_too, rules)
+    if changed < 0 and changed_too < 0:
+        mask = np.uint64(g[G_ACCEPT]) | (TAKES_JOKER if g[G_ACCEPT_JOKER] == 1 else ZERO)
+        recovering = np.uint64(g[G_RECOVERING])
+        first = first_new
+    else:
+        mask = ZERO
+        recovering = ZERO
+        first = 0
+    for m in range(first, n_melds):
+        mask |= takes[m, 0]
+        recovering |= takes[m, 1]
+    g[G_ACCEPT] = np.int64(mask & ~TAKES_JOKER)  # bits 0 .. 51 only: fits an int64
+    g[G_ACCEPT_JOKER] = 1 if (mask & TAKES_JOKER) != ZERO else 0
     g[G_RECOVERING] = np.int64(recovering)
 
 
