@@ -1,7 +1,7 @@
 """Where the engine's time goes: a sampling profile of whole simulations, kernel by kernel.
 
 Run: python benchmarks/profile_engine.py [--rules rami51] [--strategies greedy,greedy,greedy,greedy]
-                                         [--seconds 10] [--top 30]
+                                         [--seconds 10] [--top 30] [--lines]
 
 Needs Linux ``perf`` (Debian's ``linux-perf``) and leave to read this
 process's samples (root, or ``kernel.perf_event_paranoid`` at 1 or less).
@@ -29,6 +29,25 @@ profile build where, inlined, the engine does not copy them at all. The
 kernels at the leaves (the meld search, the contract search, the policies'
 scores) are measured as they run. Compiling takes about as long as a first
 run.
+
+``--lines`` profiles the engine as it runs instead: the very build that
+``simulate`` plays, every kernel inlined into the batch loop, compiled once
+more with numba's debug line tables (``NUMBA_DEBUGINFO=1``, into a numba
+cache of its own, removed afterwards: a library loaded from the cache keeps
+no object to read lines from). Each sample's address in that machine code
+is looked up in the compiled object's line tables (``llvm-symbolizer``,
+Debian's ``llvm``), and the script prints the shares of the innermost
+function and of the source lines the samples fall in, with each line's
+text. Nothing is copied where the engine does not copy, so these are the
+shares of the engine's own time; but a sample lands on the instruction
+after the one that stalled, so a line's share can belong to the line just
+before it, and the debug tables may move the optimiser's choices a little
+(the script prints the rate it measured: compare it with
+``bench_engine.py``'s). The turn's steps, which numba inlines itself
+(``kernel(inline="always")``), carry the line numbers of their own file
+under the name of the function they were inlined into (numba's line tables
+name one file per function): such lines are marked as a step's, and their
+function is the round loop's.
 """
 
 from __future__ import annotations
@@ -86,6 +105,30 @@ def write_perf_map(dispatcher, path: Path) -> int:
     return len(ordered)
 
 
+def sample(rules: str, strategies: list[str], seconds: float, data: Path) -> tuple[int, int, float]:
+    """Record perf samples of this process playing whole ``simulate`` calls for about ``seconds`` into ``data``.
+
+    The engine must be compiled and its perf map written. Returns the games,
+    rounds and CPU seconds of the sampled run.
+    """
+    import sim
+
+    # Size the run from a short one, so that it lasts about ``seconds``.
+    n = 200
+    t = time.process_time()
+    sim.simulate(rules, strategies, n_games=n, workers=1)
+    n = max(n, int(n * seconds / max(time.process_time() - t, 1e-3)))
+    recorder = subprocess.Popen(["perf", "record", "-F", "999", "-p", str(os.getpid()), "-o", str(data)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # perf attaches
+    t = time.process_time()
+    frame = sim.simulate(rules, strategies, n_games=n, workers=1)
+    cpu = time.process_time() - t
+    recorder.send_signal(signal.SIGINT)
+    recorder.wait()
+    return n, frame.select("game", "round").unique().height, cpu
+
+
 def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None:
     import sim
     from sim.engine import play as E
@@ -96,21 +139,9 @@ def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None
     compiled = time.perf_counter() - t0
     perf_map = Path(f"/tmp/perf-{os.getpid()}.map")
     functions = write_perf_map(E.play_batch, perf_map)
-    # Size the run from a short one, so that it lasts about ``seconds``.
-    n = 200
-    t = time.process_time()
-    sim.simulate(rules, strategies, n_games=n, workers=1)
-    n = max(n, int(n * seconds / max(time.process_time() - t, 1e-3)))
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "perf.data"
-        recorder = subprocess.Popen(["perf", "record", "-F", "999", "-p", str(os.getpid()), "-o", str(data)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.0)  # perf attaches
-        t = time.process_time()
-        frame = sim.simulate(rules, strategies, n_games=n, workers=1)
-        cpu = time.process_time() - t
-        recorder.send_signal(signal.SIGINT)
-        recorder.wait()
+        n, rounds, cpu = sample(rules, strategies, seconds, data)
         report = subprocess.run(["perf", "report", "-i", str(data), "--stdio", "--no-children", "--sort",
                                  "dso,symbol", "--percent-limit", "0"], capture_output=True, text=True)
     perf_map.unlink(missing_ok=True)
@@ -132,7 +163,6 @@ def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None
     if engine == 0:
         raise SystemExit("perf recorded no sample in the compiled engine: is perf allowed to read this process "
                          f"(perf report said: {report.stderr.strip()[:300]})?")
-    rounds = frame.select("game", "round").unique().height
     print(f"{rules}, {', '.join(strategies)}: {n:,} games, {rounds:,} rounds in {cpu:.1f} s of CPU "
           f"(profile build: {rounds / cpu:,.0f} rounds per CPU second; compiled in {compiled:.0f} s; "
           f"{functions} machine functions mapped)")
@@ -144,18 +174,192 @@ def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None
         print(f"  {share:5.1f}%  {name}")
 
 
+def function_spans(path: Path) -> dict[str, list[tuple[int, int]]]:
+    """The first and last line of every function defined in the Python file ``path``, by name."""
+    import ast
+
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return spans
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            spans[node.name].append((node.lineno, node.end_lineno or node.lineno))
+    return spans
+
+
+def symbolize(objects: dict[int, bytes], addresses: dict[int, list[int]], folder: Path) -> dict[tuple[int, int], tuple[str, str, int]]:
+    """``(function, file, line)`` of the innermost source frame at each object address, by ``(object, address)``.
+
+    ``addresses`` lists, per object, offsets into that relocatable object's
+    code, which ``llvm-symbolizer`` looks up in its line tables.
+    """
+    found = {}
+    for i, wanted in addresses.items():
+        path = folder / f"engine-{i}.o"
+        path.write_bytes(objects[i])
+        out = subprocess.run(["llvm-symbolizer", "--obj", str(path), "--inlining", "--functions=short"],
+                             input="\n".join(hex(a) for a in wanted), capture_output=True, text=True, check=True)
+        for address, block in zip(wanted, out.stdout.strip().split("\n\n")):
+            lines = block.strip().splitlines()
+            function = lines[0].strip() if lines else "??"
+            where = lines[1].strip() if len(lines) > 1 else "??:0:0"
+            parts = where.rsplit(":", 2)
+            file, line = (parts[0], int(parts[1])) if len(parts) == 3 and parts[1].isdigit() else (where, 0)
+            found[(i, address)] = (function, file, line)
+    return found
+
+
+def line_tables_only() -> None:
+    """Have numba compile the engine's machine code as without debug information, only with line tables beside it.
+
+    With ``NUMBA_DEBUGINFO=1`` alone numba also forbids LLVM to inline any
+    function not forced inline, keeps every variable in memory (it drops its
+    own replacement of single-assignment variables by values) and lengthens
+    each variable's life to the end of its block: Rami 51 ran at less than
+    half its speed (33,000 rounds per CPU second against 77,000). These
+    three are switched back to what the engine's own build does (70,000).
+    """
+    from numba.core import cpu, lowering
+
+    finalize = cpu.CPUTargetOptions.finalize
+
+    def without_debug_costs(self, flags, options):
+        finalize(self, flags, options)
+        flags.dbg_extend_lifetimes = False
+
+    cpu.CPUTargetOptions.finalize = without_debug_costs
+    lowering.Lower._disable_sroa_like_opt = property(lambda self: False)
+    pre_lower = lowering.Lower.pre_lower
+
+    def inlined_as_without(self):
+        pre_lower(self)
+        self.builder.function.attributes.discard("noinline")
+
+    lowering.Lower.pre_lower = inlined_as_without
+
+
+def profile_lines(rules: str, strategies: list[str], seconds: float, top: int) -> None:
+    import linecache
+
+    line_tables_only()
+    import sim
+    from sim.engine import play as E
+
+    print(f"compiling the engine of {rules} with line tables: about a minute", file=sys.stderr)
+    t0 = time.perf_counter()
+    sim.simulate(rules, strategies, n_games=5, workers=1)
+    compiled = time.perf_counter() - t0
+    # Where each machine function lies, and the object it was loaded from.
+    objects: dict[int, bytes] = {}
+    starts: list[tuple[int, str, int]] = []
+    for i, cres in enumerate(E.play_batch.overloads.values()):
+        library = cres.library
+        objects[i] = library._get_compiled_object()  # numba's own: the object its JIT loaded
+        for function in library._final_module.functions:
+            if not function.is_declaration and library.get_pointer_to_function(function.name):
+                starts.append((library.get_pointer_to_function(function.name), function.name, i))
+    starts.sort()
+    perf_map = Path(f"/tmp/perf-{os.getpid()}.map")
+    with open(perf_map, "w", encoding="utf-8") as out:
+        for (address, name, _), (following, _, _) in zip(starts, starts[1:] + [(starts[-1][0] + 65536, "", 0)]):
+            out.write(f"{address:x} {following - address:x} {kernel_name(name)}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        data = folder / "perf.data"
+        n, rounds, cpu = sample(rules, strategies, seconds, data)
+        script = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip"], capture_output=True, text=True)
+        perf_map.unlink(missing_ok=True)
+        ips: dict[int, int] = defaultdict(int)
+        for word in script.stdout.split():
+            ips[int(word, 16)] += 1
+        # Each sample's offset in its object: the function's place there plus the offset into it.
+        symbols: dict[tuple[int, str], int] = {}
+        for i in objects:
+            (folder / f"engine-{i}.o").write_bytes(objects[i])
+            listing = subprocess.run(["nm", str(folder / f"engine-{i}.o")], capture_output=True, text=True).stdout
+            for line in listing.splitlines():
+                parts = line.split()
+                if len(parts) == 3:
+                    symbols[(i, parts[2])] = int(parts[0], 16)
+        import bisect
+
+        keys = [s[0] for s in starts]
+        hits: dict[tuple[int, int], int] = defaultdict(int)
+        for ip, count in ips.items():
+            j = bisect.bisect_right(keys, ip) - 1
+            if j < 0:
+                continue
+            address, name, i = starts[j]
+            following = starts[j + 1][0] if j + 1 < len(starts) else address + 65536
+            if ip < following and (i, name) in symbols:
+                hits[(i, symbols[(i, name)] + ip - address)] += count
+        addresses: dict[int, list[int]] = defaultdict(list)
+        for i, address in hits:
+            addresses[i].append(address)
+        places = symbolize(objects, addresses, folder)
+    total = sum(ips.values())
+    engine = sum(hits.values())
+    if engine == 0:
+        raise SystemExit("perf recorded no sample in the compiled engine: is perf allowed to read this process?")
+    by_function: dict[str, int] = defaultdict(int)
+    by_line: dict[tuple[str, int, str], int] = defaultdict(int)
+    spans: dict[str, dict[str, list[tuple[int, int]]]] = {}
+    for key, count in hits.items():
+        function, file, line = places[key]
+        if file not in spans:
+            spans[file] = function_spans(Path(file)) if file.endswith(".py") else {}
+        own = any(first <= line <= last for first, last in spans[file].get(function, []))
+        by_function[function] += count
+        by_line[(file if own else "", line, function)] += count
+    print(f"{rules}, {', '.join(strategies)}: {n:,} games, {rounds:,} rounds in {cpu:.1f} s of CPU "
+          f"(this build: {rounds / cpu:,.0f} rounds per CPU second; compiled in {compiled:.0f} s; "
+          f"{100 * engine / total:.1f}% of the samples in compiled code)")
+    print(f"\nshare of the samples in compiled code, by the innermost function they fall in:")
+    for name, count in sorted(by_function.items(), key=lambda kv: -kv[1])[:top]:
+        print(f"  {100 * count / engine:5.1f}%  {name}")
+    print(f"\nby source line:")
+    root = str(ROOT) + os.sep
+    for (file, line, function), count in sorted(by_line.items(), key=lambda kv: -kv[1])[:top]:
+        text = ""
+        if line == 0:
+            where = f"(no source line, in {function})" if function != "??" else "(no source line)"
+        elif file:
+            text = linecache.getline(file, line).strip()
+            where = f"{file.removeprefix(root)}:{line}"
+        else:
+            where = f"(a step inlined by numba into {function}, line {line} of its own file)"
+        print(f"  {100 * count / engine:5.1f}%  {where}  {text[:80]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="rami51", help="a preset or ruleset file [default: rami51]")
     parser.add_argument("--strategies", default="greedy,greedy,greedy,greedy",
                         help="the seats' strategies, comma separated [default: four greedy]")
     parser.add_argument("--seconds", type=float, default=10.0, help="CPU seconds of play to sample [default: 10]")
-    parser.add_argument("--top", type=int, default=30, help="kernels to list [default: 30]")
+    parser.add_argument("--top", type=int, default=30, help="kernels (and lines) to list [default: 30]")
+    parser.add_argument("--lines", action="store_true",
+                        help="profile the engine as it runs, by function and source line (needs llvm-symbolizer)")
     args = parser.parse_args()
     if args.seconds <= 0 or args.top <= 0:
         parser.error("--seconds and --top must be positive")
     if shutil.which("perf") is None:
         raise SystemExit("perf is not installed: this profile needs Linux perf (Debian: apt-get install linux-perf)")
+    if args.lines:
+        if shutil.which("llvm-symbolizer") is None or shutil.which("nm") is None:
+            raise SystemExit("--lines needs llvm-symbolizer and nm (Debian: apt-get install llvm binutils)")
+        if os.environ.get("NUMBA_DEBUGINFO") != "1":
+            # Line tables are chosen when the engine is compiled: run again with them, in a numba cache of
+            # its own (the engine's cached code has none, and must not be replaced by this build).
+            with tempfile.TemporaryDirectory() as cache:
+                env = dict(os.environ, NUMBA_DEBUGINFO="1", NUMBA_CACHE_DIR=cache,
+                           PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+                env.pop("RAMI_PROFILE_BUILD", None)
+                sys.exit(subprocess.run([sys.executable, __file__, *sys.argv[1:]], env=env).returncode)
+        profile_lines(args.rules, args.strategies.split(","), args.seconds, args.top)
+        return
     if os.environ.get("RAMI_PROFILE_BUILD") != "1":
         # The profile build is chosen when the engine is imported: run again with it.
         env = dict(os.environ, RAMI_PROFILE_BUILD="1",
