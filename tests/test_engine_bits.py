@@ -77,9 +77,9 @@ def test_stop_only_is_a_listing_of_stopping_alone():
                 lo, hi, jk, n = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat]
                 opened = st.seats[seat, S_OPENED] == 1
                 saved = g.copy()
-                n_act = actions.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.c_mask,
-                                            st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act,
-                                            st.facts, st.r_mask, st.r_info, ws, True)
+                n_act = actions.enumerate_actions(r, g, seat, lo, hi, jk, n, opened, -1, -1, -1, st.table, st.takes,
+                                                  st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
+                                                  st.act, st.facts, st.r_mask, st.r_info, ws, True)
                 listed = g[G_NCAND]
                 g[:] = saved
                 alone = bool(n_act == 1 and st.act[0, A_TYPE] == ACT_STOP)
@@ -254,7 +254,7 @@ def test_a_policy_that_never_plays_the_joker_free_opening_chooses_alike_without_
         g = np.zeros(N_G, dtype=np.int64)
         chosen = []
         for full in (True, False):
-            n_act = actions.enumerate_actions(r, g, 0, lo, hi, jk, len(held), False, -1, -1, -1, st.table,
+            n_act = actions.enumerate_actions(r, g, 0, lo, hi, jk, len(held), False, -1, -1, -1, st.table, st.takes,
                                               st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel,
                                               st.open_n, st.act, st.facts, st.r_mask, st.r_info, ws, full)
             if full and any(st.act[j, A_TYPE] == ACT_OPEN and st.act[j, A_P1] == OPEN_NO_JOKER for j in range(n_act)):

@@ -114,7 +114,7 @@ def _push_action(act, facts, n, t, p1, p2, p3, p4, p5, cards, points, jokers, le
 @kernel(forceinline=True)
 def enumerate_actions(
     rules, g, seat, lo, hi, jk, n_hand, opened, taken, pending, hint,
-    table, c_mask, c_info, s_mask, s_info, open_sel, open_n,
+    table, takes, c_mask, c_info, s_mask, s_info, open_sel, open_n,
     act, facts, r_mask, r_info, ws, joker_free,
 ):
     """Every legal laying action of ``seat`` now; returns their count.
@@ -129,7 +129,8 @@ def enumerate_actions(
     opening that uses a joker is listed again kept free of jokers
     (``OPEN_NO_JOKER``), for a policy that may play it
     (:func:`sim.engine.policies.lists_joker_free`); every legal action is
-    listed with it true.
+    listed with it true. ``takes``: what each table meld takes (the round
+    state's rows, :func:`sim.engine.table.table_changed`).
     """
     n_act = 0
     if opened and rules.game == P.GAME_CONTRAT:
@@ -227,7 +228,10 @@ def enumerate_actions(
                     nlo, nhi = remove_card(lo, hi, code)
                     njk = jk
                 if _leaves_ok(n_hand - 1, nlo, nhi, njk, taken, rules):
+                    card = bit(code)  # (the joker's bit in a meld's takes row too)
                     for m in range(n_melds):
+                        if (takes[m, 0] & card) == ZERO:
+                            continue  # the meld does not take the card: no end does
                         # A run takes cards at its low and high ends, a set
                         # only as a set; each end in that order.
                         ends = ends_taking(table, m, code, rules.ace_high)

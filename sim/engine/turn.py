@@ -271,7 +271,7 @@ def take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free):
     top = st.pile[g[G_PILE] - 1]
     legal, known, cached = take_status(
         rules, g, seat, top, st.seats[seat, S_OPENED] == 1, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat],
-        st.h_n[seat], st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
+        st.h_n[seat], st.table, st.takes, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
         st.act, st.facts, st.r_mask, st.r_info, ws, joker_free,
     )
     return TURN_NEXT, legal, known, cached
@@ -373,8 +373,8 @@ def list_layings(rules, g, st, ws, seat, taken, pending, hint, cached, joker_fre
     else:
         n_act = enumerate_actions(
             rules, g, seat, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], st.h_n[seat], opened, taken, pending,
-            hint, st.table, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act, st.facts,
-            st.r_mask, st.r_info, ws, joker_free,
+            hint, st.table, st.takes, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n, st.act,
+            st.facts, st.r_mask, st.r_info, ws, joker_free,
         )
     if n_act > 0 and not opened:
         can_open = False
@@ -523,7 +523,7 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
 
 
 @kernel(forceinline=True)
-def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
+def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
                  c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws, joker_free):
     """``(legal, completes, n_act)``: may ``seat`` take the discard top.
 
@@ -577,7 +577,7 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table,
         if not maybe:
             return False, completes, -1
         # Legal only if some laying of this turn can use it.
-        n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table,
+        n_act = enumerate_actions(rules, g, seat, tlo, thi, tjk, n_hand + 1, opened, top, top, -1, table, takes,
                                   c_mask, c_info, s_mask, s_info, open_sel, open_n, act, facts, r_mask, r_info, ws,
                                   joker_free)
         return n_act > 0, completes, n_act
