@@ -254,9 +254,11 @@ def _richest_placement(c, n_c, c_mask, c_info):
     the same natural cards (both are candidates): an opening lays it where it
     is worth more (docs/rules.md item 4); so too the ace of a 13-card run,
     low or high. A search for the most cards laid sees no difference between
-    the two, so the choice is made here.
+    the two, so the choice is made here. A run without joker of fewer than
+    13 cards has no other placement (its cards fix its positions): it is
+    returned at once, without a pass over the candidates.
     """
-    if c_info[c, I_KIND] != KIND_RUN:
+    if c_info[c, I_KIND] != KIND_RUN or (c_info[c, I_JOKER] == 0 and c_info[c, I_SIZE] < 13):
         return c
     best = c
     m = c_mask[c]
