@@ -200,7 +200,7 @@ def _meld_takes(takes, table, m, rules):
     takes[m, 1] = recovering
 
 
-@kernel(forceinline=True)
+@kernel
 def table_changed(g, table, takes, rules, first_new, changed, changed_too):
     """Refresh the cached set of cards the table takes (after every laying).
 
@@ -209,7 +209,9 @@ def table_changed(g, table, takes, rules, first_new, changed, changed_too):
     (-1 for none). Those are asked again what they take (``takes``); the
     table's union is then the old one widened by the new melds, or, when a
     meld changed (it may take less than before), the union of every meld's
-    row again.
+    row again. Called, not inlined: forced inline into every laying it cost
+    the rollouts' playouts 7-11% (the position machine inlines the laying in
+    several places) for 0.5% fewer instructions in a Rami 51 round.
     """
     n_melds = g[G_MELDS]
     for m in range(first_new, n_melds):
