@@ -74,6 +74,7 @@ from sim.engine.table import (
     add_to_meld,
     ends_taking,
     hand_recovers,
+    meld_takes,
     recover,
     recovering_cards,
     table_accepts,
@@ -228,10 +229,10 @@ def enumerate_actions(
                     nlo, nhi = remove_card(lo, hi, code)
                     njk = jk
                 if _leaves_ok(n_hand - 1, nlo, nhi, njk, taken, rules):
-                    card = bit(code)  # (the joker's bit in a meld's takes row too)
+                    card = bit(code)
                     for m in range(n_melds):
-                        if (takes[m, 0] & card) == ZERO:
-                            continue  # the meld does not take the card: no end does
+                        if not meld_takes(takes, m, card):
+                            continue  # no end of the meld takes the card
                         # A run takes cards at its low and high ends, a set
                         # only as a set; each end in that order.
                         ends = ends_taking(table, m, code, rules.ace_high)

@@ -190,6 +190,12 @@ TAKES_JOKER = np.uint64(1) << np.uint64(JOKER)
 
 
 @kernel(forceinline=True)
+def meld_takes(takes, m, card_bit):
+    """Whether table meld ``m`` takes the card whose bit is ``card_bit`` (``1 << code``, the joker's included)."""
+    return (takes[m, 0] & card_bit) != ZERO
+
+
+@kernel(forceinline=True)
 def _meld_takes(takes, table, m, rules):
     """Write what meld ``m`` takes into ``takes[m]``: its naturals (and :data:`TAKES_JOKER`), its recoverers."""
     mask, joker = accepts(table, m, m + 1, rules.ace_high)
