@@ -53,6 +53,7 @@ function is the round loop's.
 from __future__ import annotations
 
 import argparse
+import bisect
 import os
 import re
 import shutil
@@ -86,23 +87,34 @@ def kernel_name(symbol: str) -> str:
     return ".".join(p.replace("_3clocals_3e", "<locals>") for p in parts) or symbol
 
 
-def write_perf_map(dispatcher, path: Path) -> int:
-    """Write where each machine function of ``dispatcher``'s compiled entries lies, in perf's map format."""
-    starts: dict[int, str] = {}
-    for cres in dispatcher.overloads.values():
+def machine_functions(dispatcher) -> list[tuple[int, str, int]]:
+    """``(address, symbol, library)`` of every machine function of ``dispatcher``'s compiled entries, by address.
+
+    ``library`` numbers the entries' libraries in the dispatcher's order.
+    """
+    starts = []
+    for i, cres in enumerate(dispatcher.overloads.values()):
         library = cres.library
         for function in library._final_module.functions:
             if function.is_declaration:
                 continue
             address = library.get_pointer_to_function(function.name)
             if address:
-                starts[address] = kernel_name(function.name)
-    ordered = sorted(starts.items())
+                starts.append((address, function.name, i))
+    return sorted(starts)
+
+
+def write_perf_map(dispatcher, path: Path) -> list[tuple[int, str, int]]:
+    """Write where each machine function of ``dispatcher``'s compiled entries lies, in perf's map format.
+
+    Returns them as :func:`machine_functions` does.
+    """
+    starts = machine_functions(dispatcher)
     with open(path, "w", encoding="utf-8") as out:
         # perf wants each symbol's size: up to the next function (the last gets 64 KB).
-        for (address, name), (following, _) in zip(ordered, ordered[1:] + [(ordered[-1][0] + 65536, "")]):
-            out.write(f"{address:x} {following - address:x} {name}\n")
-    return len(ordered)
+        for (address, name, _), (following, _, _) in zip(starts, starts[1:] + [(starts[-1][0] + 65536, "", 0)]):
+            out.write(f"{address:x} {following - address:x} {kernel_name(name)}\n")
+    return starts
 
 
 def sample(rules: str, strategies: list[str], seconds: float, data: Path) -> tuple[int, int, float]:
@@ -138,7 +150,7 @@ def profile(rules: str, strategies: list[str], seconds: float, top: int) -> None
     sim.simulate(rules, strategies, n_games=5, workers=1)
     compiled = time.perf_counter() - t0
     perf_map = Path(f"/tmp/perf-{os.getpid()}.map")
-    functions = write_perf_map(E.play_batch, perf_map)
+    functions = len(write_perf_map(E.play_batch, perf_map))
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "perf.data"
         n, rounds, cpu = sample(rules, strategies, seconds, data)
@@ -189,17 +201,16 @@ def function_spans(path: Path) -> dict[str, list[tuple[int, int]]]:
     return spans
 
 
-def symbolize(objects: dict[int, bytes], addresses: dict[int, list[int]], folder: Path) -> dict[tuple[int, int], tuple[str, str, int]]:
+def symbolize(objects: dict[int, Path],
+              addresses: dict[int, list[int]]) -> dict[tuple[int, int], tuple[str, str, int]]:
     """``(function, file, line)`` of the innermost source frame at each object address, by ``(object, address)``.
 
-    ``addresses`` lists, per object, offsets into that relocatable object's
-    code, which ``llvm-symbolizer`` looks up in its line tables.
+    ``addresses`` lists, per object file, offsets into that relocatable
+    object's code, which ``llvm-symbolizer`` looks up in its line tables.
     """
     found = {}
     for i, wanted in addresses.items():
-        path = folder / f"engine-{i}.o"
-        path.write_bytes(objects[i])
-        out = subprocess.run(["llvm-symbolizer", "--obj", str(path), "--inlining", "--functions=short"],
+        out = subprocess.run(["llvm-symbolizer", "--obj", str(objects[i]), "--inlining", "--functions=short"],
                              input="\n".join(hex(a) for a in wanted), capture_output=True, text=True, check=True)
         for address, block in zip(wanted, out.stdout.strip().split("\n\n")):
             lines = block.strip().splitlines()
@@ -251,20 +262,10 @@ def profile_lines(rules: str, strategies: list[str], seconds: float, top: int) -
     t0 = time.perf_counter()
     sim.simulate(rules, strategies, n_games=5, workers=1)
     compiled = time.perf_counter() - t0
-    # Where each machine function lies, and the object it was loaded from.
-    objects: dict[int, bytes] = {}
-    starts: list[tuple[int, str, int]] = []
-    for i, cres in enumerate(E.play_batch.overloads.values()):
-        library = cres.library
-        objects[i] = library._get_compiled_object()  # numba's own: the object its JIT loaded
-        for function in library._final_module.functions:
-            if not function.is_declaration and library.get_pointer_to_function(function.name):
-                starts.append((library.get_pointer_to_function(function.name), function.name, i))
-    starts.sort()
+    # Where each machine function lies, and the object numba's JIT loaded it from.
     perf_map = Path(f"/tmp/perf-{os.getpid()}.map")
-    with open(perf_map, "w", encoding="utf-8") as out:
-        for (address, name, _), (following, _, _) in zip(starts, starts[1:] + [(starts[-1][0] + 65536, "", 0)]):
-            out.write(f"{address:x} {following - address:x} {kernel_name(name)}\n")
+    starts = write_perf_map(E.play_batch, perf_map)
+    objects = {i: cres.library._get_compiled_object() for i, cres in enumerate(E.play_batch.overloads.values())}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         data = folder / "perf.data"
@@ -275,16 +276,16 @@ def profile_lines(rules: str, strategies: list[str], seconds: float, top: int) -
         for word in script.stdout.split():
             ips[int(word, 16)] += 1
         # Each sample's offset in its object: the function's place there plus the offset into it.
+        files: dict[int, Path] = {}
         symbols: dict[tuple[int, str], int] = {}
         for i in objects:
-            (folder / f"engine-{i}.o").write_bytes(objects[i])
-            listing = subprocess.run(["nm", str(folder / f"engine-{i}.o")], capture_output=True, text=True).stdout
+            files[i] = folder / f"engine-{i}.o"
+            files[i].write_bytes(objects[i])
+            listing = subprocess.run(["nm", str(files[i])], capture_output=True, text=True).stdout
             for line in listing.splitlines():
                 parts = line.split()
                 if len(parts) == 3:
                     symbols[(i, parts[2])] = int(parts[0], 16)
-        import bisect
-
         keys = [s[0] for s in starts]
         hits: dict[tuple[int, int], int] = defaultdict(int)
         for ip, count in ips.items():
@@ -298,7 +299,7 @@ def profile_lines(rules: str, strategies: list[str], seconds: float, top: int) -
         addresses: dict[int, list[int]] = defaultdict(list)
         for i, address in hits:
             addresses[i].append(address)
-        places = symbolize(objects, addresses, folder)
+        places = symbolize(files, addresses)
     total = sum(ips.values())
     engine = sum(hits.values())
     if engine == 0:
