@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import threading
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -74,6 +76,59 @@ def test_an_entry_with_optimised_callees_only_relinks_its_module():
         return sum(1 for line in body.splitlines() if " call " in line and "_add_one" in line)
 
     assert calls(relinked) == 2 and calls(optimised) == 0
+
+
+class _Knobs(NamedTuple):
+    """Eight whole numbers passed as one argument, as the engine passes its rules."""
+
+    a: int
+    b: int
+    c: int
+    d: int
+    e: int
+    f: int
+    g: int
+    h: int
+
+
+def _reads_one_knob(cards, knobs, k):
+    return cards[k] + knobs.c
+
+
+_reads_one_knob_kernel = jit.kernel(_reads_one_knob, cache=False)
+
+
+def _sum_with_a_knob(cards, knobs):
+    total = 0
+    for k in range(cards.shape[0]):
+        total += _reads_one_knob_kernel(cards, knobs, k)
+    return total
+
+
+def _defined_arguments(ir: str, name: str) -> list[str]:
+    """The linkage word and argument names of the function of ``ir`` whose symbol holds ``name``."""
+    line = next(line for line in ir.splitlines() if line.startswith("define ") and name in line)
+    return [line.split()[1]] + re.findall(r"%(arg\.[\w.]+)", line)
+
+
+def test_a_linked_kernel_is_passed_only_the_words_it_reads():
+    # numba passes the array as seven words and the tuple as eight; the
+    # kernel linked into the entry is internal to it, so LLVM drops the words
+    # it never reads: the array's memory owner, parent, size and item size,
+    # and every knob but the one it adds.
+    entry = jit.entry(_sum_with_a_knob, cache=False, optimised_callees=True)
+    cards = np.arange(5, dtype=np.int64)
+    assert entry(cards, _Knobs(*range(8))) == 10 + 5 * 2
+    ir = entry.overloads[entry.signatures[0]].library.get_llvm_str()
+    linkage, *arguments = _defined_arguments(ir, "_reads_one_knob")
+    assert linkage == "internal"
+    assert [a for a in arguments if a.startswith("arg.knobs")] == ["arg.knobs.2"]
+    assert not {"arg.cards.0", "arg.cards.1", "arg.cards.2", "arg.cards.3"} & set(arguments)
+    # The kernel's own library, compiled for linking, still has every word:
+    # its callers may read any of them.
+    own = _reads_one_knob_kernel._linked[next(iter(_reads_one_knob_kernel._linked))].library.get_llvm_str()
+    _, *all_arguments = _defined_arguments(own, "_reads_one_knob")
+    assert len([a for a in all_arguments if a.startswith("arg.knobs")]) == 8
 
 
 def _scaled(x, mode, offset):
