@@ -119,18 +119,22 @@ def test_quick_meld_tests_agree_with_enumeration():
             assert M.card_in_meld(lo, jk, top, min_run, ace_high) == expected
 
 
-def test_contract_ruled_out_matches_the_contract_search_first_tests():
+def test_contract_ruled_out_is_the_contract_search_finding_nothing():
     # Contrat skips listing a hand's candidates when bit tests show the
-    # contract search would stop at its first tests: the answer must be the
-    # same as those tests make on the listing, and never hide a contract.
+    # contract search would find nothing. Those tests include the search's
+    # own first ones (so a hand they rule out is always ruled out), and they
+    # never hide a contract. For a deal that need not lay the whole hand they
+    # are exact: ruled out just when the search, with no limit on the cards
+    # laid, finds no contract (disjoint least melds of the contract's kinds
+    # are a contract, and every contract holds some).
     rng = np.random.default_rng(6)
     c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
     c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
-    scratch = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
+    scratch = np.empty(400, dtype=np.uint64)
     ws = M.workspace()
     out = np.empty(64, dtype=np.int64)
     contrat = rules.preset("contrat")
-    found = 0
+    found = only_together = 0
     for i in range(3000):
         hand = [DECK[j] for j in rng.choice(len(DECK), int(rng.integers(6, 26)), replace=False)]
         lo, hi, jk = hand_words(hand)
@@ -140,16 +144,22 @@ def test_contract_ruled_out_matches_the_contract_search_first_tests():
         whole = deal == rules.WHOLE_HAND_DEAL
         n = M.enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         n_sets, n_runs, useful = M._contract_melds(n, c_mask, c_info, ws)
-        expected = (whole and ((int(lo) & ~int(useful)) != 0 or (sets == 0 and M._suits(lo) > runs))) or not (
+        first_tests = (whole and ((int(lo) & ~int(useful)) != 0 or (sets == 0 and M._suits(lo) > runs))) or not (
             M._holds_disjoint(lo, hi, jk, ws[0][0], n_sets, sets, c_mask, c_info)
             and M._holds_disjoint(lo, hi, jk, ws[0][1], n_runs, runs, c_mask, c_info))
         ruled_out = M.contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch)
-        assert ruled_out == expected
+        assert ruled_out or not first_tests
         limit = len(hand) if whole else len(hand) - 1
         cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, limit, out, ws)
         assert not (ruled_out and cards_laid >= 0)
         found += cards_laid >= 0
-    assert found > 100  # the sample holds contracts, so the check above bites
+        if not whole:
+            any_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, len(hand), out, ws)
+            assert ruled_out == (any_laid < 0)
+            only_together += ruled_out and not first_tests
+    # The sample holds contracts, and hands that hold the contract's sets
+    # and its runs, each kind alone, but not both at once.
+    assert found > 100 and only_together > 20
 
 
 def test_forced_search_finds_what_trying_its_melds_in_listing_order_finds():

@@ -1218,28 +1218,77 @@ def _packs(lo, hi, jk, melds, n, count):
 
 
 @kernel
+def _packs_both(lo, hi, jk, melds, n_set, n_all, sets, runs):
+    """Whether the hand can lay ``sets`` of the sets ``melds[:n_set]`` and ``runs`` of the runs
+    ``melds[n_set:n_all]`` at once (least melds of :func:`_least_melds`; one to three in all).
+
+    The slots are filled sets first, then runs, each slot from its kind's
+    melds and, within a kind, from the previous slot's meld on (the same
+    meld twice when the hand holds both copies of its cards), as
+    :func:`_packs` fills one kind's.
+    """
+    total = sets + runs
+    if total <= 0:
+        return True
+    start0, end0 = (0, n_set) if sets >= 1 else (n_set, n_all)
+    for a in range(start0, end0):
+        ma = melds[a] & ~LEAST_JOKER
+        ja = 1 if melds[a] & LEAST_JOKER else 0
+        if (ma & ~lo) != ZERO or ja > jk:
+            continue
+        if total == 1:
+            return True
+        lo1, hi1 = remove_mask(lo, hi, ma)
+        jk1 = jk - ja
+        start1, end1 = (a, n_set) if sets >= 2 else ((n_set, n_all) if sets == 1 else (a, n_all))
+        for b in range(start1, end1):
+            mb = melds[b] & ~LEAST_JOKER
+            jb = 1 if melds[b] & LEAST_JOKER else 0
+            if (mb & ~lo1) != ZERO or jb > jk1:
+                continue
+            if total == 2:
+                return True
+            lo2, hi2 = remove_mask(lo1, hi1, mb)
+            jk2 = jk1 - jb
+            start2, end2 = (b, n_set) if sets >= 3 else ((n_set, n_all) if sets == 2 else (b, n_all))
+            for c in range(start2, end2):
+                mc = melds[c] & ~LEAST_JOKER
+                jc = 1 if melds[c] & LEAST_JOKER else 0
+                if (mc & ~lo2) == ZERO and jc <= jk2:
+                    return True
+    return False
+
+
+@kernel
 def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch):
     """Whether :func:`search_contract` finds no contract for a reason seen before listing any candidate.
 
-    The same tests it makes once the candidates are listed: with ``whole``,
-    a card in no meld (:func:`melded_cards` is the candidates' union) or
-    more suits than runs when there is no set; then the contract's sets
-    alone, or its runs alone, not held at once (:func:`_least_melds`).
-    Most hands asked about are ruled out so, and the listing is skipped.
-    ``scratch`` holds the least melds (uint64, at least 400 slots).
+    With ``whole``, a card in no meld (:func:`melded_cards` is the
+    candidates' union) or more suits than runs when there is no set, as the
+    search itself tests once the candidates are listed. Then the contract's
+    sets alone, its runs alone, and both kinds together, held at once
+    (:func:`_least_melds`): every meld of a contract holds a least meld of
+    its kind with no more jokers, and least melds are melds, so the hand
+    holds some contract, whatever its size, exactly when it holds disjoint
+    least melds of the contract's kinds. Most hands asked about are ruled
+    out so, and the listing is skipped. ``scratch`` holds the least melds
+    (uint64, at least 400 slots: 130 sets and 220 runs at most).
     """
     if whole:
         if (lo & ~melded_cards(lo, jk, min_run, ace_high)) != ZERO:
             return True
         if sets == 0 and _suits(lo) > runs:
             return True
+    n_set = 0
     if sets > 0:
-        n = _least_melds(lo, jk, KIND_SET, min_run, ace_high, scratch)
-        if not _packs(lo, hi, jk, scratch, n, sets):
+        n_set = _least_melds(lo, jk, KIND_SET, min_run, ace_high, scratch)
+        if not _packs(lo, hi, jk, scratch, n_set, sets):
             return True
     if runs > 0:
-        n = _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch)
-        if not _packs(lo, hi, jk, scratch, n, runs):
+        n_run = _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch[n_set:])
+        if not _packs(lo, hi, jk, scratch[n_set:], n_run, runs):
+            return True
+        if sets > 0 and not _packs_both(lo, hi, jk, scratch, n_set, n_set + n_run, sets, runs):
             return True
     return False
 
