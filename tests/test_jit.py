@@ -124,9 +124,10 @@ def test_a_linked_kernel_is_passed_only_the_words_it_reads():
     assert linkage == "internal"
     assert [a for a in arguments if a.startswith("arg.knobs")] == ["arg.knobs.2"]
     assert not {"arg.cards.0", "arg.cards.1", "arg.cards.2", "arg.cards.3"} & set(arguments)
-    # The kernel's own library, compiled for linking, still has every word:
-    # its callers may read any of them.
-    own = _reads_one_knob_kernel._linked[next(iter(_reads_one_knob_kernel._linked))].library.get_llvm_str()
+    # Compiled for Python, the kernel's own function keeps every word: its
+    # callers may read any of them.
+    assert _reads_one_knob_kernel(cards, _Knobs(*range(8)), 4) == 6
+    own = _reads_one_knob_kernel.overloads[_reads_one_knob_kernel.signatures[0]].library.get_llvm_str()
     _, *all_arguments = _defined_arguments(own, "_reads_one_knob")
     assert len([a for a in all_arguments if a.startswith("arg.knobs")]) == 8
 

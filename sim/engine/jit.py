@@ -145,28 +145,33 @@ plays the same decisions and playouts, at 0.35% more instructions a round
 (cachegrind, four searching seats of 8 trials: 187.8 -> 188.4 million),
 the price of the levels' own loops left unoptimised.
 
-Why the callees linked into a library are made internal to it: numba
-passes every argument of a compiled call as machine words of its own, an
-array as seven to nine (its memory owner, parent, size, item size, data,
-shape and strides) and the rules (``KernelRules``) as twenty-nine, so a
-called kernel such as the table's refresh after a laying took some sixty
-words, most of them on the stack, at every call. LLVM removes the
-arguments a function never reads (dead-argument elimination, part of its
-optimisation pipeline) only for a function no other module can see, and
-numba links each callee in as ``linkonce_odr``, a definition other modules
-may share. :class:`_EngineLibrary` makes the linked callees of every
-library internal before its module is optimised (and a relinked one,
-:class:`_RelinkingLibrary`, runs that elimination too): each library keeps
-its own copy of a callee, which it had already, and the callee's unread
-words are no longer passed. Measured, cachegrind's instructions of a round
-(``benchmarks/count_instructions.py``): Rami 51 86,383 -> 83,452, contrat
-152,390 -> 143,163, basic rummy 52,665 -> 50,020; rounds per CPU second,
-alternating with the tree before over three pairs: Rami 51 +7 to +18%,
-contrat +7 to +21%, basic rummy +31 to +41% (storing the words and
-loading them back cost more time than their instructions' share); the
-first ``rami simulate --games 100`` on an empty cache within the noise
-(29.8 and 34.3 s against 32.9 and 32.6 s), its peak memory 13 MB more;
-the result hashes unchanged.
+Why the callees linked into a library are made internal to it, once it is
+optimised: numba passes every argument of a compiled call as machine words
+of its own, an array as seven to nine (its memory owner, parent, size,
+item size, data, shape and strides) and the rules (``KernelRules``) as
+twenty-nine, so a called kernel such as the table's refresh after a laying
+took some sixty words, most of them on the stack, at every call. LLVM
+removes the arguments a function never reads (dead-argument elimination)
+only for a function no other module can see, and numba links each callee
+in as ``linkonce_odr``, a definition other modules may share. So every
+library whose machine code is generated (:class:`_EngineLibrary`,
+:class:`_EntryLibrary`) makes its linked callees internal and runs that
+elimination just before code generation (``_drop_dead_arguments``);
+the libraries linked into others are left as they are. Measured against
+the tree before, cachegrind's instructions of a round
+(``benchmarks/count_instructions.py``): Rami 51 86,383 -> 83,895, contrat
+152,390 -> 144,292 (with the contract test of both kinds together, 0.8%
+of it), basic rummy 52,665 -> 50,531; rounds per CPU second, alternating
+over three pairs: Rami 51 0 to +21%, basic rummy +7 to +33% (storing the
+words and loading them back cost more time than their instructions'
+share); the rollout benchmark's playouts +7 to +8% (belief) and +10 to
++17% (clairvoyant); the first ``rami simulate --games 100`` on an empty
+cache within the noise (28.7 and 27.9 s against 28.4 and 27.1 s), its
+peak memory the same; the result hashes unchanged. Made internal before
+the optimisation instead, the callees saved some 0.5% more instructions,
+but LLVM then inlined every function called once into its caller and
+optimised it again there: the first rollout on an empty cache compiled in
+122 s instead of 61 s, at 1.04 GB instead of 0.67 GB.
 
 Why Python calls some kernels through doors: a kernel typed for linking
 has no machine code of its own, so when Python then calls it directly
@@ -461,53 +466,61 @@ def in_compiling_thread(work: Callable[[], object], notice: Callable[[], None] |
     return result[0]
 
 
-def _internalize_linked(module) -> None:
-    """Make every function linked into ``module`` from a callee's library internal to it (see the module's docstring).
-
-    numba marks the functions it links in ``linkonce_odr``: another module
-    might define them too, so LLVM keeps their signatures as they are. The
-    functions the module defines itself (the entry and its wrappers, or a
-    linked kernel its callers link in) keep their linkage.
-    """
-    for function in module.functions:
-        if not function.is_declaration and function.linkage == _ll.Linkage.linkonce_odr:
-            function.linkage = _ll.Linkage.internal
-
-
 class _EngineLibrary(JITCodeLibrary):
-    """numba's library, whose module's linked callees are made internal before LLVM optimises it."""
+    """numba's library, whose module, once optimised, passes its linked callees only the words they read."""
 
     def _optimize_final_module(self):
-        _internalize_linked(self._final_module)
         super()._optimize_final_module()
+        self._drop_dead_arguments()
 
+    def _drop_dead_arguments(self) -> None:
+        """Make every function linked into the module internal to it, then let LLVM drop the arguments those
+        functions never read (see the module's docstring).
 
-class _RelinkingLibrary(_EngineLibrary):
-    """A library whose module may be relinked only instead of optimised (``optimised_callees``)."""
-
-    def _relink(self) -> None:
-        """Dead arguments removed, the always-inliner and global dead-code elimination, instead of LLVM's pipeline."""
-        _internalize_linked(self._final_module)
+        numba marks the functions it links in ``linkonce_odr``: another module
+        might define them too, so LLVM keeps their signatures as they are. The
+        functions the module defines itself (the entry and its wrappers) keep
+        their linkage. Run on the module as optimised, just before its machine
+        code is generated: made internal before, every function called once
+        would be inlined into its caller and optimised there again.
+        """
+        module = self._final_module
+        for function in module.functions:
+            if not function.is_declaration and function.linkage == _ll.Linkage.linkonce_odr:
+                function.linkage = _ll.Linkage.internal
         builder = create_pass_builder(self._codegen._tm, opt=0)
         passes = builder.getModulePassManager()
         passes.add_dead_arg_elimination_pass()
+        passes.add_global_dead_code_eliminate_pass()
+        passes.run(module, builder)
+
+
+class _RelinkingLibrary(JITCodeLibrary):
+    """A library whose module may be relinked only instead of optimised (``optimised_callees``)."""
+
+    def _relink(self) -> None:
+        """The always-inliner and global dead-code elimination, instead of LLVM's pipeline."""
+        builder = create_pass_builder(self._codegen._tm, opt=0)
+        passes = builder.getModulePassManager()
         passes.add_always_inliner_pass()
         passes.add_global_dead_code_eliminate_pass()
         passes.run(self._final_module, builder)
 
 
-class _EntryLibrary(_RelinkingLibrary):
+class _EntryLibrary(_RelinkingLibrary, _EngineLibrary):
     """The library of an entry whose work is all in kernels it calls, each optimised in a library of its own.
 
-    Its module, those kernels linked in, is not optimised again: dead-argument
-    elimination (of the linked kernels, made internal), the always-inliner
-    (for ``forceinline`` kernels the entry calls itself) and global dead-code
-    elimination (the linked copies that every caller has inlined already) are
-    all it runs before its machine code is generated.
+    Its module, those kernels linked in, is not optimised again: the
+    always-inliner (for ``forceinline`` kernels the entry calls itself),
+    global dead-code elimination (the linked copies that every caller has
+    inlined already) and the removal of the arguments its linked kernels
+    never read (:meth:`_EngineLibrary._drop_dead_arguments`) are all it runs
+    before its machine code is generated.
     """
 
     def _optimize_final_module(self):
         self._relink()
+        self._drop_dead_arguments()
 
 
 _relinking: list[str] = []
