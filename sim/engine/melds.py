@@ -1187,45 +1187,14 @@ def _least_melds(lo, jk, kind, min_run, ace_high, out):
 
 
 @kernel
-def _packs(lo, hi, jk, melds, n, count):
-    """Whether the hand can lay ``count`` (0 .. 3) of ``melds[:n]`` (from :func:`_least_melds`) at once."""
-    if count <= 0:
-        return True
-    for a in range(n):
-        ma = melds[a] & ~LEAST_JOKER
-        ja = 1 if melds[a] & LEAST_JOKER else 0
-        if (ma & ~lo) != ZERO or ja > jk:
-            continue
-        if count == 1:
-            return True
-        lo1, hi1 = remove_mask(lo, hi, ma)
-        jk1 = jk - ja
-        for b in range(a, n):
-            mb = melds[b] & ~LEAST_JOKER
-            jb = 1 if melds[b] & LEAST_JOKER else 0
-            if (mb & ~lo1) != ZERO or jb > jk1:
-                continue
-            if count == 2:
-                return True
-            lo2, hi2 = remove_mask(lo1, hi1, mb)
-            jk2 = jk1 - jb
-            for c in range(b, n):
-                mc = melds[c] & ~LEAST_JOKER
-                jc = 1 if melds[c] & LEAST_JOKER else 0
-                if (mc & ~lo2) == ZERO and jc <= jk2:
-                    return True
-    return False
-
-
-@kernel
-def _packs_both(lo, hi, jk, melds, n_set, n_all, sets, runs):
+def _packs(lo, hi, jk, melds, n_set, n_all, sets, runs):
     """Whether the hand can lay ``sets`` of the sets ``melds[:n_set]`` and ``runs`` of the runs
-    ``melds[n_set:n_all]`` at once (least melds of :func:`_least_melds`; one to three in all).
+    ``melds[n_set:n_all]`` at once (least melds of :func:`_least_melds`; none to three in all).
 
     The slots are filled sets first, then runs, each slot from its kind's
     melds and, within a kind, from the previous slot's meld on (the same
-    meld twice when the hand holds both copies of its cards), as
-    :func:`_packs` fills one kind's.
+    meld twice when the hand holds both copies of its cards). One kind alone
+    is asked with no meld of the other.
     """
     total = sets + runs
     if total <= 0:
@@ -1279,16 +1248,18 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
             return True
         if sets == 0 and _suits(lo) > runs:
             return True
+    # Each kind alone first (the cheaper tests, and most hands fail one),
+    # then both together.
     n_set = 0
     if sets > 0:
         n_set = _least_melds(lo, jk, KIND_SET, min_run, ace_high, scratch)
-        if not _packs(lo, hi, jk, scratch, n_set, sets):
+        if not _packs(lo, hi, jk, scratch, n_set, n_set, sets, 0):
             return True
     if runs > 0:
-        n_run = _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch[n_set:])
-        if not _packs(lo, hi, jk, scratch[n_set:], n_run, runs):
+        n_all = n_set + _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch[n_set:])
+        if not _packs(lo, hi, jk, scratch, n_set, n_all, 0, runs):
             return True
-        if sets > 0 and not _packs_both(lo, hi, jk, scratch, n_set, n_set + n_run, sets, runs):
+        if sets > 0 and not _packs(lo, hi, jk, scratch, n_set, n_all, sets, runs):
             return True
     return False
 
