@@ -196,7 +196,7 @@ def meld_takes(takes, m, card_bit):
 
 
 @kernel(forceinline=True)
-def _meld_takes(takes, table, m, rules):
+def _refresh_meld_takes(takes, table, m, rules):
     """Write what meld ``m`` takes into ``takes[m]``: its naturals (and :data:`TAKES_JOKER`), its recoverers."""
     mask, joker = accepts(table, m, m + 1, rules.ace_high)
     takes[m, 0] = mask | (TAKES_JOKER if joker else ZERO)
@@ -221,11 +221,11 @@ def table_changed(g, table, takes, rules, first_new, changed, changed_too):
     """
     n_melds = g[G_MELDS]
     for m in range(first_new, n_melds):
-        _meld_takes(takes, table, m, rules)
+        _refresh_meld_takes(takes, table, m, rules)
     if changed >= 0:
-        _meld_takes(takes, table, changed, rules)
+        _refresh_meld_takes(takes, table, changed, rules)
     if changed_too >= 0:
-        _meld_takes(takes, table, changed_too, rules)
+        _refresh_meld_takes(takes, table, changed_too, rules)
     if changed < 0 and changed_too < 0:
         mask = np.uint64(g[G_ACCEPT]) | (TAKES_JOKER if g[G_ACCEPT_JOKER] == 1 else ZERO)
         recovering = np.uint64(g[G_RECOVERING])
