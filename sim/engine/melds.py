@@ -1241,7 +1241,8 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
     holds some contract, whatever its size, exactly when it holds disjoint
     least melds of the contract's kinds. Most hands asked about are ruled
     out so, and the listing is skipped. ``scratch`` holds the least melds
-    (uint64, at least 400 slots: 130 sets and 220 runs at most).
+    (uint64, at least 400 slots: 130 sets and 256 runs at most, the runs with
+    a min_run of 7).
     """
     if whole:
         if (lo & ~melded_cards(lo, jk, min_run, ace_high)) != ZERO:
