@@ -1187,9 +1187,9 @@ def _least_melds(lo, jk, kind, min_run, ace_high, out):
 
 
 @kernel
-def _packs(lo, hi, jk, melds, n_set, n_all, sets, runs):
+def _packs(lo, hi, jk, melds, n_set, run_from, run_to, sets, runs):
     """Whether the hand can lay ``sets`` of the sets ``melds[:n_set]`` and ``runs`` of the runs
-    ``melds[n_set:n_all]`` at once (least melds of :func:`_least_melds`; none to three in all).
+    ``melds[run_from:run_to]`` at once (least melds of :func:`_least_melds`; none to three in all).
 
     The slots are filled sets first, then runs, each slot from its kind's
     melds and, within a kind, from the previous slot's meld on (the same
@@ -1199,7 +1199,7 @@ def _packs(lo, hi, jk, melds, n_set, n_all, sets, runs):
     total = sets + runs
     if total <= 0:
         return True
-    start0, end0 = (0, n_set) if sets >= 1 else (n_set, n_all)
+    start0, end0 = (0, n_set) if sets >= 1 else (run_from, run_to)
     for a in range(start0, end0):
         ma = melds[a] & ~LEAST_JOKER
         ja = 1 if melds[a] & LEAST_JOKER else 0
@@ -1209,7 +1209,7 @@ def _packs(lo, hi, jk, melds, n_set, n_all, sets, runs):
             return True
         lo1, hi1 = remove_mask(lo, hi, ma)
         jk1 = jk - ja
-        start1, end1 = (a, n_set) if sets >= 2 else ((n_set, n_all) if sets == 1 else (a, n_all))
+        start1, end1 = (a, n_set) if sets >= 2 else ((run_from, run_to) if sets == 1 else (a, run_to))
         for b in range(start1, end1):
             mb = melds[b] & ~LEAST_JOKER
             jb = 1 if melds[b] & LEAST_JOKER else 0
@@ -1219,13 +1219,19 @@ def _packs(lo, hi, jk, melds, n_set, n_all, sets, runs):
                 return True
             lo2, hi2 = remove_mask(lo1, hi1, mb)
             jk2 = jk1 - jb
-            start2, end2 = (b, n_set) if sets >= 3 else ((n_set, n_all) if sets == 2 else (b, n_all))
+            start2, end2 = (b, n_set) if sets >= 3 else ((run_from, run_to) if sets == 2 else (b, run_to))
             for c in range(start2, end2):
                 mc = melds[c] & ~LEAST_JOKER
                 jc = 1 if melds[c] & LEAST_JOKER else 0
                 if (mc & ~lo2) == ZERO and jc <= jk2:
                     return True
     return False
+
+
+# Where contract_ruled_out lists the least runs in its scratch: after the
+# most least sets a hand can hold (ten a rank: four choices of three suits,
+# six of two suits and a joker).
+LEAST_RUNS_AT = 130
 
 
 @kernel
@@ -1235,32 +1241,34 @@ def contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch
     With ``whole``, a card in no meld (:func:`melded_cards` is the
     candidates' union) or more suits than runs when there is no set, as the
     search itself tests once the candidates are listed. Then the contract's
-    sets alone, its runs alone, and both kinds together, held at once
+    runs alone, its sets alone, and both kinds together, held at once
     (:func:`_least_melds`): every meld of a contract holds a least meld of
     its kind with no more jokers, and least melds are melds, so the hand
     holds some contract, whatever its size, exactly when it holds disjoint
     least melds of the contract's kinds. Most hands asked about are ruled
     out so, and the listing is skipped. ``scratch`` holds the least melds
-    (uint64, at least 400 slots: 130 sets and 256 runs at most, the runs with
-    a min_run of 7).
+    (uint64, at least 400 slots: 130 sets from slot 0 and 256 runs from slot
+    :data:`LEAST_RUNS_AT`, the runs with a min_run of 7).
     """
     if whole:
         if (lo & ~melded_cards(lo, jk, min_run, ace_high)) != ZERO:
             return True
         if sets == 0 and _suits(lo) > runs:
             return True
-    # Each kind alone first (the cheaper tests, and most hands fail one),
-    # then both together.
-    n_set = 0
+    # Each kind alone first (the cheaper tests), runs before sets: most hands
+    # asked about a contract with runs lack them (a run needs min_run cards
+    # of a suit in a row), and are then ruled out before their sets are
+    # listed. Then both kinds together.
+    run_to = LEAST_RUNS_AT
+    if runs > 0:
+        run_to += _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch[LEAST_RUNS_AT:])
+        if not _packs(lo, hi, jk, scratch, 0, LEAST_RUNS_AT, run_to, 0, runs):
+            return True
     if sets > 0:
         n_set = _least_melds(lo, jk, KIND_SET, min_run, ace_high, scratch)
-        if not _packs(lo, hi, jk, scratch, n_set, n_set, sets, 0):
+        if not _packs(lo, hi, jk, scratch, n_set, LEAST_RUNS_AT, run_to, sets, 0):
             return True
-    if runs > 0:
-        n_all = n_set + _least_melds(lo, jk, KIND_RUN, min_run, ace_high, scratch[n_set:])
-        if not _packs(lo, hi, jk, scratch, n_set, n_all, 0, runs):
-            return True
-        if sets > 0 and not _packs(lo, hi, jk, scratch, n_set, n_all, sets, runs):
+        if runs > 0 and not _packs(lo, hi, jk, scratch, n_set, LEAST_RUNS_AT, run_to, sets, runs):
             return True
     return False
 
