@@ -144,39 +144,58 @@ def test_hand_words_and_hand_codes_are_one_conversion_both_ways():
 
 def test_the_may_i_shortcuts_skip_only_what_the_policy_does_not_read():
     # "Puis-je ?" is put to every other seat after each stock draw of Rami
-    # contrat; the turn works out nothing for a heuristic that never asks
-    # (policies.may_i_reads_hand) and fills no view for one that does not read
-    # it (policies.may_i_reads_view): its answer must then be the same
-    # whatever the card's fit and the view hold.
+    # contrat. The turn asks the policy's shortcut first
+    # (policies.may_i_shortcut): a heuristic that says no whatever the card
+    # (never asking, or asking only before its contract once it is down) is
+    # not asked; one that says yes just when the card completes a meld of
+    # the hand (or is the joker) is answered from that test, with no view
+    # filled; and the view is filled only for a policy that reads it
+    # (policies.may_i_reads_view). Each answer must be the policy's own,
+    # whatever the view holds.
     rng_state = np.zeros(E.MAX_SEATS, dtype=np.uint64)
     answers = {mode: set() for mode in range(4)}
+    shortcuts = set()
     for mode in range(4):
         params = S.get("expert").with_params(may_i=mode).vector()
-        reads_hand = policies.may_i_reads_hand(policies.KIND_HEURISTIC, params)
         reads_view = policies.may_i_reads_view(policies.KIND_HEURISTIC, params)
-        assert reads_hand == (mode > 0) and reads_view == (mode >= 2)
+        assert reads_view == (mode >= 2)
         for i, rng, (lo, hi, jk) in _hands(9 + mode, 600, 15):
             card = int(rng.integers(0, 53))
+            opened = bool(rng.integers(0, 2))
+            shortcut = policies.may_i_shortcut(policies.KIND_HEURISTIC, params, opened)
+            shortcuts.add((mode, opened, shortcut))
             pub = rng.integers(0, 3, size=(policies.N_PUB, 53)).astype(np.int64)
             views = [rng.integers(0, 60, size=policies.N_VIEW).astype(np.int64) for _ in range(2)]
             for view in views:
-                view[policies.V_OPENED] = rng.integers(0, 2)
+                view[policies.V_OPENED] = opened
                 view[policies.V_MIN_RUN] = 3
-            said = {policies.choose_may_i(policies.KIND_HEURISTIC, params, rng_state, 0, card, completes, lo, hi,
-                                          pub, view)
-                    for completes in ((False, True) if not reads_hand else (bool(i % 2),))
-                    for view in (views if not reads_view else views[:1])}
-            if not reads_hand:
-                assert said == {False}
-            elif not reads_view:
-                assert len(said) == 1
-            answers[mode] |= said
+            for completes in (False, True):
+                said = {policies.choose_may_i(policies.KIND_HEURISTIC, params, rng_state, 0, card, completes, lo,
+                                              hi, pub, view)
+                        for view in (views if not reads_view else views[:1])}
+                if shortcut == policies.MAY_I_NO:
+                    assert said == {False}
+                elif shortcut == policies.MAY_I_IF_COMPLETES:
+                    assert said == {completes or card == 52}
+                elif not reads_view:
+                    assert len(said) == 1
+                answers[mode] |= said
+    # Never asking says no at once; asking when the card completes is told
+    # by that test (before the contract only, for mode 3); the near card
+    # (mode 2) asks the policy.
+    assert shortcuts == {
+        (0, False, policies.MAY_I_NO), (0, True, policies.MAY_I_NO),
+        (1, False, policies.MAY_I_IF_COMPLETES), (1, True, policies.MAY_I_IF_COMPLETES),
+        (2, False, policies.MAY_I_ASK), (2, True, policies.MAY_I_ASK),
+        (3, False, policies.MAY_I_IF_COMPLETES), (3, True, policies.MAY_I_NO),
+    }
     # Every mode that asks says yes to some card and no to another.
     assert answers[0] == {False} and all(answers[mode] == {False, True} for mode in (1, 2, 3))
     # Random and Python policies read everything they are given.
     for kind in (policies.KIND_RANDOM, policies.KIND_PYTHON):
         params = np.zeros(policies.N_PARAMS)
-        assert policies.may_i_reads_hand(kind, params) and policies.may_i_reads_view(kind, params)
+        assert policies.may_i_shortcut(kind, params, False) == policies.MAY_I_ASK
+        assert policies.may_i_reads_view(kind, params)
 
 
 def test_the_ends_a_table_meld_takes_are_the_rules_references():

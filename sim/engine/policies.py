@@ -15,7 +15,7 @@ facts it computed about the legal choices. Never another hand or the stock.
 The heuristic's discard score is :func:`discard_score`, its one definition.
 Where a policy's answer is known before the engine lists the choices, the
 turn asks the shortcuts at the end of this module first
-(:func:`take_reads_view`, :func:`may_i_reads_hand`, :func:`may_i_reads_view`,
+(:func:`take_reads_view`, :func:`may_i_shortcut`, :func:`may_i_reads_view`,
 :func:`lists_joker_free`, :func:`stops_unlisted`, :func:`stops_unasked`,
 :func:`discard_unlisted`), so that the turn loop reads no policy's parameters.
 
@@ -483,11 +483,30 @@ def take_reads_view(kind, params):
     return kind != KIND_HEURISTIC or params[P_TAKE_NEAR] > 0
 
 
+# What :func:`may_i_shortcut` says of a seat's "Puis-je ?".
+MAY_I_NO, MAY_I_IF_COMPLETES, MAY_I_ASK = 0, 1, 2
+
+
 @kernel(forceinline=True)
-def may_i_reads_hand(kind, params):
-    """Whether :func:`choose_may_i` looks at the card and the hand: the heuristic that never says
-    "Puis-je ?" (``P_MAY_I`` 0) answers no at once, so nothing is worked out for it."""
-    return kind != KIND_HEURISTIC or params[P_MAY_I] > 0
+def may_i_shortcut(kind, params, opened):
+    """What :func:`choose_may_i` will answer, as far as it is known before the card is looked at.
+
+    ``MAY_I_NO``: no, whatever the card (the heuristic that never says
+    "Puis-je ?", ``P_MAY_I`` 0, or that says it only before its contract,
+    3, once ``opened``). ``MAY_I_IF_COMPLETES``: yes just when the card is the
+    joker or sits in a meld of the hand (``P_MAY_I`` 1, or 3 before the
+    contract): the turn answers from that test alone, with no view filled.
+    ``MAY_I_ASK``: ask the policy. Asked of every other seat after each
+    stock draw of Rami contrat.
+    """
+    if kind != KIND_HEURISTIC:
+        return MAY_I_ASK
+    mode = params[P_MAY_I]
+    if mode <= 0 or (mode >= 3 and opened):
+        return MAY_I_NO
+    if mode == 2:
+        return MAY_I_ASK
+    return MAY_I_IF_COMPLETES
 
 
 @kernel(forceinline=True)

@@ -29,14 +29,16 @@ from sim.engine.jit import kernel
 from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
 from sim.engine.melds import JOKER, N_INFO, ZERO, add_card, bit, card_in_meld
 from sim.engine.policies import (
+    MAY_I_IF_COMPLETES,
+    MAY_I_NO,
     choose_action,
     choose_discard,
     choose_may_i,
     choose_take,
     discard_unlisted,
     lists_joker_free,
-    may_i_reads_hand,
     may_i_reads_view,
+    may_i_shortcut,
     stops_unasked,
     stops_unlisted,
     take_reads_view,
@@ -83,17 +85,21 @@ def next_asker(rules, asker):
 def decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
     """Whether ``asker``'s policy says "Puis-je ?" for the pile's top, from its own view.
 
-    Whether the card completes a meld is answered from bit tests first
-    (:func:`card_completes`): it is asked after every stock draw. A policy
-    that never asks is not asked, and the view is filled only for a policy
-    that reads it (the policies' shortcuts).
+    It is asked after every stock draw, so the policy's shortcut
+    (:func:`sim.engine.policies.may_i_shortcut`) comes first: a policy that
+    says no whatever the card is not asked, one that says yes just when the
+    card completes a meld is answered from that test (:func:`card_completes`,
+    bit tests first), and the view is filled only for a policy that reads it.
     """
     kind = kinds[asker]
     par = params[asker]
-    if not may_i_reads_hand(kind, par):
+    shortcut = may_i_shortcut(kind, par, st.seats[asker, S_OPENED] == 1)
+    if shortcut == MAY_I_NO:
         return False
     top = st.pile[g[G_PILE] - 1]
     lo, jk = st.h_lo[asker], st.h_jk[asker]
+    if shortcut == MAY_I_IF_COMPLETES:
+        return top == JOKER or card_completes(lo, jk, top, rules)
     completes = card_completes(lo, jk, top, rules)
     if may_i_reads_view(kind, par):
         fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
