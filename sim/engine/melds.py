@@ -1443,19 +1443,22 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
         # kind: the inner loops then visit only melds that can still be laid
         # (a meld that does not fit this hand fits none of its parts either),
         # in the same order, so the first best contract found is the same.
-        # One mask test a meld (see _misfit).
+        # One mask test a meld (see _misfit), and no branch on it: every
+        # position is written and only those that fit are kept. Whether a
+        # meld fits follows no pattern a processor can predict, and a
+        # mispredicted branch a meld cost more than the stores (valgrind's
+        # branch simulation: 5% fewer mispredicted branches a contrat deal
+        # for 0.5% more instructions; 2% more deals a second).
         misfit1 = _misfit(lo1, jk1)
         n1 = 0
         for b in range(a if same01 else 0, len1):
-            if (mask1[b] & misfit1) == ZERO:
-                fit1[n1] = b
-                n1 += 1
+            fit1[n1] = b
+            n1 += (mask1[b] & misfit1) == ZERO
         n2 = 0
         if total == 3 and not same12:
             for c in range(len2):
-                if (mask2[c] & misfit1) == ZERO:
-                    fit2[n2] = c
-                    n2 += 1
+                fit2[n2] = c
+                n2 += (mask2[c] & misfit1) == ZERO
         # The most slot 2 can add: its largest meld that still fits, which
         # is no larger than slot 1's own when both are of one kind (slot 2
         # then picks from slot 1's meld on, largest first).
