@@ -651,12 +651,13 @@ def _fitting(lo, jk, n, c_mask, c_info):
     for k in range(n):
         m = c_mask[k]
         joker = c_info[k, I_JOKER]
-        if (m & ~lo) == ZERO and joker <= jk:
-            useful |= m
-            if joker:
-                joker_useful = True
-            else:
-                natural |= m
+        # No branch on whether the candidate fits (unpredictable): its mask
+        # is kept through an all-ones or all-zeros word.
+        fits = ((m & ~lo) == ZERO) & (joker <= jk)
+        kept = m & (ZERO - np.uint64(fits))
+        useful |= kept
+        joker_useful |= fits & (joker != 0)
+        natural |= kept & (ZERO - np.uint64(joker == 0))
     return useful, joker_useful, natural
 
 
