@@ -44,3 +44,22 @@ def test_the_engine_is_compiled_for_a_processor_valgrind_runs():
     env = _module().environment(Path("cache"))
     assert env["NUMBA_CPU_NAME"] == "haswell" and "avx512" not in env["NUMBA_CPU_FEATURES"]
     assert env["NUMBA_CACHE_DIR"] == "cache" and env["PYTHONHASHSEED"] == "0"
+
+
+BRANCH_REPORT = """\\
+--------------------------------------------------------------------------------
+Ir            Bc          Bcm        Bi        Bim
+--------------------------------------------------------------------------------
+4,703,329,650 612,000,000 31,000,000 9,000,000 400,000  PROGRAM TOTALS
+
+--------------------------------------------------------------------------------
+Ir                   Bc                  Bcm                Bi               Bim              file:function
+--------------------------------------------------------------------------------
+480,603,220 (10.22%) 61,000,000 ( 9.97%)  2,000,000 ( 6.45%) 1,000,000 (11.1%) 20,000 ( 5.0%)  /tmp/python-build/Python-3.11.7/Python/ceval.c:_PyEval_EvalFrameDefault
+407,728,305 ( 8.67%) 40,112,730 ( 6.55%)  3,151,004 (10.16%)   210,004 ( 2.3%)  1,500 ( 0.4%)  ???:???
+"""
+
+
+def test_the_branch_simulation_columns_are_read_off_the_report_in_order():
+    assert _module().unknown_code_counts(BRANCH_REPORT) == [407_728_305, 40_112_730, 3_151_004, 210_004, 1_500]
+    assert _module().unknown_code_instructions(BRANCH_REPORT) == 407_728_305
