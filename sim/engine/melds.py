@@ -203,7 +203,19 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
             missing = 0
             miss_pos = 0
             points = 0
-            for end in range(start, min(top, start + 12) + 1):
+            # The first min_run - 1 positions make no run yet: their points
+            # and gap are counted apart, with no branch on them (the window's
+            # start says they miss at most one position, none without a
+            # joker, so nothing stops there), and the loop of the runs starts
+            # at the first end that makes one, with no test of the size at
+            # each position: a branch the processor mispredicted as the
+            # windows' lengths changed.
+            for end in range(start, start + min_run - 1):
+                points += position_value(end)
+                gap = 1 - ((ranks >> (end - 1)) & 1)
+                missing += gap
+                miss_pos = end if gap else miss_pos
+            for end in range(start + min_run - 1, min(top, start + 12) + 1):
                 points += position_value(end)
                 if not (ranks >> (end - 1)) & 1:
                     missing += 1
@@ -211,8 +223,6 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
                     if missing > 1 or not use_joker:
                         break
                 size = end - start + 1
-                if size < min_run:
-                    continue
                 if missing == 0:
                     full = window_mask(suit, start, end, 0)
                     n = _push(n, c_mask, c_info, full, KIND_RUN, suit, start, end, 0, points, size, 0)
