@@ -297,15 +297,16 @@ def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     if kind == KIND_PYTHON:
         slot = np.int64(params[P_SLOT])
         return _ask_python(Q_MAY_I, slot, card, completes, False, lo, hi, view, pub) != 0
-    mode = params[P_MAY_I]
-    if mode <= 0:
-        return False
-    if mode >= 3 and view[V_OPENED]:
-        # After the contract no new meld may be laid: two more cards only cost.
+    # The modes (never; when the card completes a meld; or is near one; the
+    # first before the contract only, since after it no new meld may be laid
+    # and two more cards only cost) are read in one place, the shortcut the
+    # turn asks first.
+    shortcut = may_i_shortcut(kind, params, view[V_OPENED] != 0)
+    if shortcut == MAY_I_NO:
         return False
     if completes or card == 52:
         return True
-    return mode == 2 and near_score(card, lo, hi, pub, view) > 0
+    return shortcut == MAY_I_ASK and near_score(card, lo, hi, pub, view) > 0
 
 
 @kernel
