@@ -119,6 +119,20 @@ def test_quick_meld_tests_agree_with_enumeration():
             assert M.card_in_meld(lo, jk, top, min_run, ace_high) == expected
 
 
+def test_the_least_melds_fit_the_contract_tests_scratch():
+    # contract_ruled_out lists a hand's least sets from slot 0 of a 400-slot
+    # scratch and its least runs from slot LEAST_RUNS_AT: the most least
+    # sets a hand holds (every card, a joker) must fit below that slot, and
+    # the most least runs (every card, a joker, the ace high, the worst
+    # min_run of 3 to 13) above it.
+    scratch = np.zeros(400, dtype=np.uint64)
+    every_card = np.uint64((1 << 52) - 1)
+    most_sets = M._least_melds(every_card, 1, M.KIND_SET, 3, True, scratch)
+    most_runs = max(M._least_melds(every_card, 1, M.KIND_RUN, min_run, True, scratch) for min_run in range(3, 14))
+    assert most_sets == M.LEAST_RUNS_AT
+    assert M.LEAST_RUNS_AT + most_runs <= scratch.shape[0]
+
+
 def test_contract_ruled_out_is_the_contract_search_finding_nothing():
     # Contrat skips listing a hand's candidates when bit tests show the
     # contract search would find nothing. Those tests include the search's
