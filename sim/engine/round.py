@@ -130,12 +130,16 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
         for i in range(n_cards):
             deck[i] = order[i]
     else:
-        # The deck, shuffled by the round's own stream.
-        i = 0
-        for code in range(52):
-            for _ in range(rules.decks):
-                deck[i] = code
-                i += 1
+        # The deck, shuffled by the round's own stream: each code once a deck,
+        # copies side by side. The ruleset allows one or two decks, so slot i
+        # holds code i >> (decks - 1): one loop without a branch, which the
+        # compiler vectorises (a loop over the decks within each code cost
+        # basic rummy 1.5% of a round's instructions).
+        n_natural = 52 * rules.decks
+        per_code = np.int64(rules.decks - 1)
+        for i in range(n_natural):
+            deck[i] = i >> per_code
+        i = n_natural
         for _ in range(rules.jokers):
             deck[i] = JOKER
             i += 1
@@ -178,15 +182,21 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
     pub[:, :] = 0
     pub[PUB_PILE, deck[i - 1]] = 1
     n_stock = n_cards - i
-    # The stock's top is its last slot: the next card of the deck. Reverse
-    # the undealt cards in place, then move them down to slot 0.
-    a, b = i, n_cards - 1
-    while a < b:
-        deck[a], deck[b] = deck[b], deck[a]
-        a += 1
-        b -= 1
-    for j in range(n_stock):
-        stock[j] = deck[i + j]
+    # The stock's top is its last slot: the next card of the deck. The
+    # undealt cards go down to slot 0 in reverse order.
+    if n_stock <= i:
+        # Every slot written was dealt already: one pass, no card overwritten before it is read.
+        for j in range(n_stock):
+            stock[j] = deck[n_cards - 1 - j]
+    else:
+        # More undealt cards than dealt ones (few players, small hands): reverse them in place, then move them.
+        a, b = i, n_cards - 1
+        while a < b:
+            deck[a], deck[b] = deck[b], deck[a]
+            a += 1
+            b -= 1
+        for j in range(n_stock):
+            stock[j] = deck[i + j]
     g[G_STOCK] = n_stock
     if g[G_TRACE]:
         record_event(ev, g, EV_DEAL, rnd, first, 0, 0, 0, 0, 0, 0, 0, 0, 0)
