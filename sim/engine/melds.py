@@ -87,19 +87,19 @@ def count(lo, hi, code):
 @kernel
 def add_card(lo, hi, code):
     """The hand with one more copy of natural ``code``: ``(lo, hi)``."""
+    # Two bit operations: the compiler made the test a select, which cost
+    # more instructions (0.5-0.9% of a round's, in all three games).
     b = bit(code)
-    if lo & b:
-        return lo, hi | b
-    return lo | b, hi
+    return lo | b, hi | (lo & b)
 
 
 @kernel
 def remove_card(lo, hi, code):
     """The hand with one copy of natural ``code`` less (it must hold one)."""
+    # Bit operations, as add_card: the second copy goes first when there is one.
     b = bit(code)
-    if hi & b:
-        return lo, hi & ~b
-    return lo & ~b, hi
+    second = hi & b
+    return lo & ~(b ^ second), hi & ~second
 
 
 @kernel
