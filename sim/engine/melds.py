@@ -200,17 +200,20 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         while starts:
             start = _low_bit(starts) + 1
             starts &= starts - 1
-            missing = 0
-            miss_pos = 0
-            points = 0
             # The first min_run - 1 positions make no run yet: their points
             # and gap are counted apart, with no branch on them (the window's
             # start says they miss at most one position, none without a
             # joker, so nothing stops there), and the loop of the runs starts
             # at the first end that makes one, with no test of the size at
             # each position: a branch the processor mispredicted as the
-            # windows' lengths changed.
-            for end in range(start, start + min_run - 1):
+            # windows' lengths changed. The first two (every run has three
+            # positions at least) are written out, and a loop adds contrat's third.
+            gap0 = 1 - ((ranks >> (start - 1)) & 1)
+            gap1 = 1 - ((ranks >> start) & 1)
+            points = position_value(start) + position_value(start + 1)
+            missing = gap0 + gap1
+            miss_pos = start + 1 if gap1 else (start if gap0 else 0)
+            for end in range(start + 2, start + min_run - 1):
                 points += position_value(end)
                 gap = 1 - ((ranks >> (end - 1)) & 1)
                 missing += gap
