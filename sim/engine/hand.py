@@ -29,7 +29,9 @@ from sim.engine.melds import (
     card_in_meld,
     joker_in_meld,
     lowest,
+    rank_of,
     remove_card,
+    suit_of,
 )
 
 
@@ -99,7 +101,7 @@ def drop_card(h_lo, h_hi, h_jk, h_n, seat, code):
 def card_penalty(code, rules):
     if code == JOKER:
         return rules.joker_penalty
-    rank = code % 13 + 1
+    rank = rank_of(code)
     if rank == 1:
         return rules.ace_penalty
     return min(rank, 10)
@@ -170,8 +172,8 @@ def card_completes(lo, jk, top, rules):
         return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
     # Without a joker, card_in_meld's answer from bit tests: two other suits
     # of the rank, or min_run positions in a row of the suit around the card.
-    rank = top % 13
-    suit = top // 13
+    rank = rank_of(top) - 1
+    suit = suit_of(top)
     others = lo & (RANK_CARDS << np.uint64(rank)) & ~bit(top)
     if (others & (others - np.uint64(1))) != ZERO:
         return True

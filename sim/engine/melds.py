@@ -50,6 +50,23 @@ def bit(code):
     return ONE << np.uint64(code)
 
 
+@kernel(forceinline=True)
+def suit_of(code):
+    """The suit (0 .. 3) of natural ``code``.
+
+    An unsigned division, which the compiler makes a multiply and a shift:
+    ``code // 13`` on a signed integer also corrects the sign, as Python's
+    floor division rounds down, for codes that are never negative.
+    """
+    return np.int64(np.uint64(code) // np.uint64(13))
+
+
+@kernel(forceinline=True)
+def rank_of(code):
+    """The rank (1 .. 13, ace 1) of natural ``code``, unsigned as :func:`suit_of`."""
+    return np.int64(np.uint64(code) % np.uint64(13)) + 1
+
+
 @kernel
 def popcount(x):
     x = np.uint64(x)
@@ -275,8 +292,8 @@ def card_in_meld(lo, jk, code, min_run, ace_high):
     joker) all but one. Every window of the suit is tested at once, as bits
     of a word.
     """
-    rank = code % 13 + 1
-    suit = code // 13
+    rank = rank_of(code)
+    suit = suit_of(code)
     others = popcount(lo & (SUIT_ONES << np.uint64(rank - 1)) & ~bit(code))
     if others >= 2 or (others >= 1 and jk > 0):
         return True

@@ -74,7 +74,20 @@ warnings.filterwarnings("ignore", message=".*Code running in object mode won't a
 from sim.engine.actions import hand_melded
 from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
-from sim.engine.melds import JOKER, SUIT_BITS, ZERO, bit, card_in_meld, count, highest, holds_meld, lowest, popcount
+from sim.engine.melds import (
+    JOKER,
+    SUIT_BITS,
+    ZERO,
+    bit,
+    card_in_meld,
+    count,
+    highest,
+    holds_meld,
+    lowest,
+    popcount,
+    rank_of,
+    suit_of,
+)
 from sim.engine.rng import below
 from sim.engine.table import hand_recovers, table_accepts
 
@@ -169,8 +182,8 @@ def near_score(code, lo, hi, pub, view):
     if code >= 52:
         return 0.0
     decks = view[V_DECKS]
-    suit = code // 13
-    rank = code % 13 + 1
+    suit = suit_of(code)
+    rank = rank_of(code)
     # Sets: another suit of the rank held, a third suit missing. Every held
     # other suit pairs with the same missing suits (those neither held nor
     # the card's own), so the sum is their unseen copies once, times the

@@ -24,6 +24,8 @@ from sim.engine.melds import (
     KIND_RUN,
     ZERO,
     code_at,
+    rank_of,
+    suit_of,
 )
 from sim.engine.state import G_ACCEPT, G_ACCEPT_JOKER, G_MELDS, G_RECOVERING, S_OPENED
 
@@ -62,9 +64,9 @@ def ends_taking(table, m, code, ace_high):
             if table[m, I_JOKER]:
                 return 0
             return (1 << END_LOW if start > 1 else 0) | (1 << END_HIGH if high <= top else 0)
-        if code // 13 != table[m, I_KEY]:
+        if suit_of(code) != table[m, I_KEY]:
             return 0
-        position = code % 13 + 1
+        position = rank_of(code)
         ends = 0
         if start - 1 == position:
             ends |= 1 << END_LOW
@@ -75,7 +77,7 @@ def ends_taking(table, m, code, ace_high):
         return 0
     if code == JOKER:
         return 0 if table[m, I_JOKER] else 1 << END_SET
-    if code % 13 + 1 != table[m, I_KEY] or (table[m, I_START] & (1 << (code // 13))):
+    if rank_of(code) != table[m, I_KEY] or (table[m, I_START] & (1 << suit_of(code))):
         return 0
     return 1 << END_SET
 
@@ -125,7 +127,7 @@ def add_to_meld(table, m, code, end):
     if code == JOKER:
         table[m, I_JOKER] = 1
     else:
-        table[m, I_START] |= 1 << (code // 13)
+        table[m, I_START] |= 1 << suit_of(code)
     if table[m, I_JOKER]:
         table[m, I_JPOS] = first_missing_suit(table[m, I_START])
         if code == JOKER:
@@ -140,8 +142,8 @@ def recovers(table, m, code, unambiguous_only):
         return False
     if table[m, I_KIND] == KIND_RUN:
         return code == code_at(table[m, I_KEY], table[m, I_JPOS])
-    rank = code % 13 + 1
-    suit = code // 13
+    rank = rank_of(code)
+    suit = suit_of(code)
     if rank != table[m, I_KEY] or (table[m, I_START] & (1 << suit)):
         return False
     # In a set of three the joker could be either missing suit: ambiguous.
@@ -176,7 +178,7 @@ def recover(table, m, code):
     if table[m, I_KIND] == KIND_RUN:
         table[m, I_JPOS] = 0
     else:
-        table[m, I_START] |= 1 << (code // 13)
+        table[m, I_START] |= 1 << suit_of(code)
         table[m, I_JPOS] = -1
 
 
