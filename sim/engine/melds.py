@@ -133,22 +133,22 @@ def code_at(suit, position):
     return suit * 13 + (position - 1 if position < 14 else 0)
 
 
+# Opening values by run position (index 1 .. 14) and by rank (1 .. 13), read
+# from a table: the listing adds one at every position of every window.
+POSITION_VALUES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11], dtype=np.int64)
+RANK_VALUES = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
+
+
 @kernel
 def position_value(position):
     """Opening value at a run position: ace low 1, 2-10 face, J Q K 10, ace high 11."""
-    if position == 1:
-        return 1
-    if position == 14:
-        return 11
-    return min(position, 10)
+    return POSITION_VALUES[np.uint64(position)]  # unsigned: no test for an index from the end
 
 
 @kernel
 def rank_value(rank):
     """Opening value of a card of ``rank`` in a set (ace 11)."""
-    if rank == 1:
-        return 11
-    return min(rank, 10)
+    return RANK_VALUES[np.uint64(rank)]
 
 
 @kernel
@@ -521,8 +521,7 @@ def opening_bound(lo, hi, jk, min_run, ace_high):
 @kernel
 def _card_value(code):
     # The most a natural card can add to an opening: an ace can be 11.
-    rank = code % 13 + 1
-    return rank_value(rank)
+    return rank_value(rank_of(code))
 
 
 @kernel(constants=("objective",))
