@@ -166,7 +166,8 @@ def card_completes(lo, jk, top, rules):
     """
     if top == JOKER:
         return joker_in_meld(lo, rules.min_run, rules.ace_high)
-    if (lo & NEAR_CARDS[1 if rules.ace_high else 0, top]) == ZERO:
+    # Unsigned indices: a card code is never an index from the end, and numba tests a signed one for it.
+    if (lo & NEAR_CARDS[np.uint64(1 if rules.ace_high else 0), np.uint64(top)]) == ZERO:
         return False
     if jk > 0:
         return card_in_meld(lo, jk, top, rules.min_run, rules.ace_high)
