@@ -1504,8 +1504,10 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
         if total == 3 and not same12:
             most_after1_fit = c_info[list2[fit2[0]], I_SIZE] if n2 > 0 else 0
         for b in range(n1):
-            pb = fit1[b]
-            kb = list1[pb]
+            # Positions and candidate indices read from the lists are unsigned:
+            # numba tests a signed index for counting from the end.
+            pb = np.uint64(fit1[b])
+            kb = np.uint64(list1[pb])
             size_b = c_info[kb, I_SIZE]
             if total == 3 and same12:
                 most_after1_fit = size_b
@@ -1537,9 +1539,9 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
                 pc = fit_c[c]
                 if pc >= stop:
                     break
-                if (mask2[pc] & misfit2) != ZERO:
+                if (mask2[np.uint64(pc)] & misfit2) != ZERO:
                     continue
-                kc = list2[pc]
+                kc = np.uint64(list2[np.uint64(pc)])
                 size_c = c_info[kc, I_SIZE]
                 if whole and cards12 + size_c != n_cards:
                     continue
