@@ -931,7 +931,7 @@ def _search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, card_limit, 
             d = e
             continue
         if it != NO_MELD:
-            k = it
+            k = np.uint64(it)  # unsigned: numba tests a signed index for counting from the end
             f_iter[d] = nxt[k]
             m = c_mask[k]
             if (m & ~clo) != ZERO:
