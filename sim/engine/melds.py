@@ -1088,7 +1088,8 @@ def _contract_melds(n, c_mask, c_info, ws, no_joker=False):
         useful |= c_mask[k]
         if no_joker and c_info[k, I_JOKER]:
             continue
-        at[c_info[k, I_SIZE] + (0 if c_info[k, I_KIND] == KIND_SET else 16)] += 1
+        # Unsigned indices here and below: numba tests a signed one for counting from the end.
+        at[np.uint64(c_info[k, I_SIZE] + (0 if c_info[k, I_KIND] == KIND_SET else 16))] += 1
     n_sets = 0
     n_runs = 0
     for size in range(15, -1, -1):
@@ -1105,13 +1106,15 @@ def _contract_melds(n, c_mask, c_info, ws, no_joker=False):
             continue
         m = c_mask[k] | (LEAST_JOKER if c_info[k, I_JOKER] else ZERO)
         if c_info[k, I_KIND] == KIND_SET:
-            slot = c_info[k, I_SIZE]
-            set_idx[at[slot]] = k
-            set_mask[at[slot]] = m
+            slot = np.uint64(c_info[k, I_SIZE])
+            place = np.uint64(at[slot])
+            set_idx[place] = k
+            set_mask[place] = m
         else:
-            slot = c_info[k, I_SIZE] + 16
-            run_idx[at[slot]] = k
-            run_mask[at[slot]] = m
+            slot = np.uint64(c_info[k, I_SIZE] + 16)
+            place = np.uint64(at[slot])
+            run_idx[place] = k
+            run_mask[place] = m
         at[slot] += 1
     return n_sets, n_runs, useful
 
@@ -1238,9 +1241,12 @@ def _packs(lo, hi, jk, melds, n_set, run_from, run_to, sets, runs):
     if total <= 0:
         return True
     start0, end0 = (0, n_set) if sets >= 1 else (run_from, run_to)
+    # The melds are read at unsigned indices: the loops start at arguments,
+    # which the compiler cannot see are never negative, and numba tests a
+    # signed index for counting from the end.
     for a in range(start0, end0):
-        ma = melds[a] & ~LEAST_JOKER
-        ja = 1 if melds[a] & LEAST_JOKER else 0
+        ma = melds[np.uint64(a)] & ~LEAST_JOKER
+        ja = 1 if melds[np.uint64(a)] & LEAST_JOKER else 0
         if (ma & ~lo) != ZERO or ja > jk:
             continue
         if total == 1:
@@ -1249,8 +1255,8 @@ def _packs(lo, hi, jk, melds, n_set, run_from, run_to, sets, runs):
         jk1 = jk - ja
         start1, end1 = (a, n_set) if sets >= 2 else ((run_from, run_to) if sets == 1 else (a, run_to))
         for b in range(start1, end1):
-            mb = melds[b] & ~LEAST_JOKER
-            jb = 1 if melds[b] & LEAST_JOKER else 0
+            mb = melds[np.uint64(b)] & ~LEAST_JOKER
+            jb = 1 if melds[np.uint64(b)] & LEAST_JOKER else 0
             if (mb & ~lo1) != ZERO or jb > jk1:
                 continue
             if total == 2:
@@ -1259,8 +1265,8 @@ def _packs(lo, hi, jk, melds, n_set, run_from, run_to, sets, runs):
             jk2 = jk1 - jb
             start2, end2 = (b, n_set) if sets >= 3 else ((run_from, run_to) if sets == 2 else (b, run_to))
             for c in range(start2, end2):
-                mc = melds[c] & ~LEAST_JOKER
-                jc = 1 if melds[c] & LEAST_JOKER else 0
+                mc = melds[np.uint64(c)] & ~LEAST_JOKER
+                jc = 1 if melds[np.uint64(c)] & LEAST_JOKER else 0
                 if (mc & ~lo2) == ZERO and jc <= jk2:
                     return True
     return False
