@@ -1459,7 +1459,7 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
     for a in range(len0):
         if best_cards >= ceiling:
             break  # nothing can lay more cards
-        ka = list0[a]
+        ka = np.uint64(list0[a])  # unsigned, as the inner loops' indices below
         size_a = c_info[ka, I_SIZE]
         after0 = most_after0
         if same01 and total >= 2:
@@ -1508,7 +1508,7 @@ def _contract(lo, hi, jk, n_sets, n_runs, c_mask, c_info, sets, runs, whole, use
         # then picks from slot 1's meld on, largest first).
         most_after1_fit = 0
         if total == 3 and not same12:
-            most_after1_fit = c_info[list2[fit2[0]], I_SIZE] if n2 > 0 else 0
+            most_after1_fit = c_info[np.uint64(list2[np.uint64(fit2[0])]), I_SIZE] if n2 > 0 else 0
         for b in range(n1):
             # Positions and candidate indices read from the lists are unsigned:
             # numba tests a signed index for counting from the end.

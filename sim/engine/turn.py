@@ -91,19 +91,22 @@ def decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
     card completes a meld is answered from that test (:func:`card_completes`,
     bit tests first), and the view is filled only for a policy that reads it.
     """
-    kind = kinds[asker]
-    par = params[asker]
-    shortcut = may_i_shortcut(kind, par, st.seats[asker, S_OPENED] == 1)
+    # Unsigned indices: asked after every stock draw, and numba tests a
+    # signed index the compiler cannot bound for counting from the end.
+    at = np.uint64(asker)
+    kind = kinds[at]
+    par = params[at]
+    shortcut = may_i_shortcut(kind, par, st.seats[at, S_OPENED] == 1)
     if shortcut == MAY_I_NO:
         return False
-    top = st.pile[g[G_PILE] - 1]
-    lo, jk = st.h_lo[asker], st.h_jk[asker]
+    top = st.pile[np.uint64(g[G_PILE] - 1)]
+    lo, jk = st.h_lo[at], st.h_jk[at]
     if shortcut == MAY_I_IF_COMPLETES:
         return top == JOKER or card_completes(lo, jk, top, rules)
     completes = card_completes(lo, jk, top, rules)
     if may_i_reads_view(kind, par):
         fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
-    return choose_may_i(kind, par, policy_rng, asker, top, completes, lo, st.h_hi[asker], st.pub, st.obs)
+    return choose_may_i(kind, par, policy_rng, asker, top, completes, lo, st.h_hi[at], st.pub, st.obs)
 
 
 @kernel(inline="always")
