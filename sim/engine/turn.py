@@ -473,6 +473,10 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
     at an earlier turning of the pile: the round would never end) or
     ``TURN_CLOSED`` (the contrat table takes no more cards).
     """
+    # A seat the compiler can bound (0 .. 255, a no-op on a seat): numba
+    # tests every signed array index for counting from the end, and the
+    # turn's steps index a dozen arrays by seat; bounded, those tests go.
+    seat = seat & 0xFF
     status = begin_turn(rules, g, st, seat)
     if status != TURN_NEXT:
         return status
