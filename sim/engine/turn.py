@@ -112,13 +112,13 @@ def decide_may_i(rules, g, st, asker, kinds, params, policy_rng):
 @kernel(inline="always")
 def grant_may_i(g, ev, st, asker):
     """``asker`` takes the pile's top and, as the penalty, the stock's top card; returns the pile's card."""
-    top = st.pile[g[G_PILE] - 1]
+    top = st.pile[np.uint64(g[G_PILE] - 1)]
     g[G_PILE] -= 1
-    st.pub[PUB_PILE, top] -= 1
-    st.pub[PUB_TOOK + asker, top] += 1
+    st.pub[PUB_PILE, np.uint64(top)] -= 1
+    st.pub[PUB_TOOK + asker, np.uint64(top)] += 1
     take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, asker, top)
     g[G_STOCK] -= 1
-    penalty = st.stock[g[G_STOCK]]
+    penalty = st.stock[np.uint64(g[G_STOCK])]
     take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, asker, penalty)
     st.seats[asker, S_MAY_I] += 1
     # Two cards joined the hand outside its turn: what it could lay is unknown again.
@@ -277,7 +277,7 @@ def take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free):
             return TURN_BLOCKED, False, -1, -1
     if g[G_PILE] == 0:
         return TURN_NEXT, False, -1, -1
-    top = st.pile[g[G_PILE] - 1]
+    top = st.pile[np.uint64(g[G_PILE] - 1)]
     legal, known, cached = take_status(
         rules, g, seat, top, st.seats[seat, S_OPENED] == 1, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat],
         st.h_n[seat], st.table, st.takes, st.c_mask, st.c_info, st.s_mask, st.s_info, st.open_sel, st.open_n,
@@ -294,7 +294,7 @@ def decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
     check found it (1 or 0), or -1 when it did not need to find out.
     """
     lo, jk = st.h_lo[seat], st.h_jk[seat]
-    top = st.pile[g[G_PILE] - 1]
+    top = st.pile[np.uint64(g[G_PILE] - 1)]
     if known >= 0:
         completes = known == 1
     else:
@@ -313,10 +313,13 @@ def decide_take(rules, g, st, seat, kinds, params, policy_rng, known):
 @kernel(inline="always")
 def take_top(g, ev, st, seat):
     """``seat`` takes the pile's top; returns its code."""
-    taken = st.pile[g[G_PILE] - 1]
+    # The turn's steps index the pile, the stock and the public counts at
+    # unsigned positions and codes: numba tests a signed index for counting
+    # from the end, which these never do.
+    taken = st.pile[np.uint64(g[G_PILE] - 1)]
     g[G_PILE] -= 1
-    st.pub[PUB_PILE, taken] -= 1
-    st.pub[PUB_TOOK + seat, taken] += 1
+    st.pub[PUB_PILE, np.uint64(taken)] -= 1
+    st.pub[PUB_TOOK + seat, np.uint64(taken)] += 1
     take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, taken)
     st.seats[seat, S_TAKES] += 1
     record_event(ev, g, EV_DRAW, g[G_ROUND], seat, 1, taken, 0, 0, 0, 0, 0, 0, 0)
@@ -348,7 +351,7 @@ def draw_stock(rules, g, ev, st, seat):
                 st.flips[g[G_NFLIPS]] = h
             g[G_NFLIPS] += 1
     g[G_STOCK] -= 1
-    code = st.stock[g[G_STOCK]]
+    code = st.stock[np.uint64(g[G_STOCK])]
     take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
     record_event(ev, g, EV_DRAW, g[G_ROUND], seat, 0, code, 0, 0, 0, 0, 0, 0, 0)
     return TURN_NEXT, code
@@ -445,9 +448,9 @@ def decide_discard(rules, g, st, seat, kinds, params, policy_rng, n):
 def throw(g, ev, st, seat, code):
     """``seat`` throws ``code`` onto the pile; returns ``TURN_OUT`` if its hand is empty, else ``TURN_NEXT``."""
     drop_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, seat, code)
-    st.pile[g[G_PILE]] = code
+    st.pile[np.uint64(g[G_PILE])] = code
     g[G_PILE] += 1
-    st.pub[PUB_PILE, code] += 1
+    st.pub[PUB_PILE, np.uint64(code)] += 1
     record_event(ev, g, EV_DISCARD, g[G_ROUND], seat, code, 0, 0, 0, 0, 0, 0, 0, 0)
     if st.h_n[seat] == 0:
         record_event(ev, g, EV_OUT, g[G_ROUND], seat, 1, 0, 0, 0, 0, 0, 0, 0, 0)
