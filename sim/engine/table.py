@@ -87,7 +87,11 @@ def accepts(table, first, n_melds, ace_high):
     """What melds ``first .. n_melds - 1`` of the table take: ``(mask of natural codes, whether a joker fits)``."""
     mask = np.uint64(0)
     joker = False
-    for m in range(first, n_melds):
+    # Melds at unsigned indices: the loop starts at an argument, which the
+    # compiler cannot see is never negative, and numba tests a signed index
+    # for counting from the end (sim/engine/jit.py).
+    for i in range(first, n_melds):
+        m = np.uint64(i)
         if table[m, I_KIND] == KIND_RUN:
             if table[m, I_SIZE] >= 13:
                 continue
@@ -237,8 +241,8 @@ def table_changed(g, table, takes, rules, first_new, changed, changed_too):
         recovering = ZERO
         first = 0
     for m in range(first, n_melds):
-        mask |= takes[m, 0]
-        recovering |= takes[m, 1]
+        mask |= takes[np.uint64(m), 0]  # unsigned, as in accepts
+        recovering |= takes[np.uint64(m), 1]
     g[G_ACCEPT] = np.int64(mask & ~TAKES_JOKER)  # bits 0 .. 51 only: fits an int64
     g[G_ACCEPT_JOKER] = 1 if (mask & TAKES_JOKER) != ZERO else 0
     g[G_RECOVERING] = np.int64(recovering)
