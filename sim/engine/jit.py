@@ -260,8 +260,8 @@ caller, no). The kernels a turn runs many times read such indices: a seat
 (``play_turn`` bounds it, ``seat & 0xFF``, the same seat, for all its
 inlined steps), candidates read from the searches' lists and chains, card
 codes and the pile's and stock's tops; these are cast to ``np.uint64``
-where read. Together they removed 9% of a basic rummy round's
-instructions and of a contrat deal's, and 4.5% of a Rami 51 round's
+where read. Together they removed 10% of a basic rummy round's
+instructions and of a contrat deal's, and 5% of a Rami 51 round's
 (``benchmarks/count_instructions.py``), the bounded seat most.
 Mixing ``np.uint64`` with signed integers in arithmetic gives floats in
 numba, so the casts are made at the index, not on the variables a kernel
