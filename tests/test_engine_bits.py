@@ -320,3 +320,34 @@ def test_the_judged_discard_skips_only_cards_that_cannot_win():
                                        lo, hi, pub, table_mask, False) == expected
         compared += 1
     assert compared > 2500
+
+
+def test_the_engines_card_facts_agree_with_the_rules_reference():
+    """The kernels' value tables, suit and rank by unsigned division, and the bit forms of taking and
+    dropping a card, against the pure-Python rules and the card notation, for every card."""
+    from sim.rules.melds import rank_value as reference_value
+
+    for position in range(1, 15):
+        assert M.position_value(position) == reference_value(position), position
+    for rank in range(1, 14):
+        # A card in a set counts as the ace laid high does (docs/rules.md section 4).
+        assert M.rank_value(rank) == reference_value(14 if rank == 1 else rank), rank
+    for code in range(cards.N_NATURAL):
+        card = cards.Card(code)
+        assert (M.suit_of(code), M.rank_of(code)) == (card.suit, card.rank), card
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        codes = rng.choice(cards.N_NATURAL, size=20)  # with repeats: second copies too
+        lo, hi, _ = hand_words([])
+        held: list[int] = []
+        for code in codes:
+            if held.count(int(code)) == 2:
+                continue
+            lo, hi = M.add_card(lo, hi, int(code))
+            held.append(int(code))
+            assert (lo, hi) == hand_words(held)[:2]
+        for code in rng.permutation(held):
+            lo, hi = M.remove_card(lo, hi, int(code))
+            held.remove(int(code))
+            assert (lo, hi) == hand_words(held)[:2]
+        assert lo == 0 and hi == 0

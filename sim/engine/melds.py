@@ -133,10 +133,12 @@ def code_at(suit, position):
     return suit * 13 + (position - 1 if position < 14 else 0)
 
 
-# Opening values by run position (index 1 .. 14) and by rank (1 .. 13), read
-# from a table: the listing adds one at every position of every window.
-POSITION_VALUES = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 11], dtype=np.int64)
+# Opening values read from tables, since the listing adds one at every
+# position of every window. By rank (index 1 .. 13): the most a card can
+# count, an ace 11, a face 10. By run position (index 1 .. 14): the rank's,
+# but the ace counts 1 laid low (position 1) and 11 laid high (position 14).
 RANK_VALUES = np.array([0, 11, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10], dtype=np.int64)
+POSITION_VALUES = np.concatenate((np.array([0, 1]), RANK_VALUES[2:], np.array([11]))).astype(np.int64)
 
 
 @kernel
@@ -368,8 +370,7 @@ def _value_planes() -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
     """
     planes = [0, 0, 0, 0]
     for code in range(52):
-        rank = code % 13 + 1
-        value = 11 if rank == 1 else min(rank, 10)
+        value = int(RANK_VALUES[code % 13 + 1])
         for b in range(4):
             if value >> b & 1:
                 planes[b] |= 1 << code
