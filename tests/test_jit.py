@@ -186,6 +186,47 @@ def test_a_kernel_with_optimised_callees_is_relinked_where_compiled_code_calls_i
     assert calls(relinked) == 2 and calls(optimised) == 0
 
 
+def _add_two(x):
+    return x + 2
+
+
+_add_two_inlined = jit.kernel(_add_two, cache=False, forceinline=True)
+
+
+def _doubled_plus_three(x):
+    return _add_one_kernel(2 * _add_two_inlined(x))
+
+
+_doubled_apart = jit.kernel(_doubled_plus_three, cache=False, optimised_apart=True)
+_doubled_together = jit.kernel(_doubled_plus_three, cache=False)
+
+
+def _call_doubled_apart(x):
+    return _doubled_apart(x)
+
+
+def _call_doubled_together(x):
+    return _doubled_together(x)
+
+
+def test_a_kernel_optimised_apart_links_its_plain_callees_after_its_own_optimisation():
+    # Its own module is optimised with its forceinline callee linked in
+    # (inlined there), and its plain callee, optimised in its own library, is
+    # linked in after: still called, where a kernel optimised with its callees
+    # inlines so small a one. The entries only relink, so the calls seen are
+    # the kernels' own.
+    apart = jit.entry(_call_doubled_apart, cache=False, optimised_callees=True)
+    together = jit.entry(_call_doubled_together, cache=False, optimised_callees=True)
+    assert apart(3) == together(3) == 11
+
+    def calls(dispatcher, name: str) -> int:
+        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
+        return sum(1 for line in ir.splitlines() if " call " in line and name in line)
+
+    assert calls(apart, "_add_two") == 0 and calls(apart, "_add_one") == 1
+    assert calls(together, "_add_two") == 0 and calls(together, "_add_one") == 0
+
+
 def _tripled(x):
     return 3 * x
 

@@ -145,6 +145,35 @@ plays the same decisions and playouts, at 0.35% more instructions a round
 (cachegrind, four searching seats of 8 trials: 187.8 -> 188.4 million),
 the price of the levels' own loops left unoptimised.
 
+Why some kernels are optimised apart from the kernels they call: a
+kernel's library links in the modules of the kernels it calls, already
+optimised in their own libraries, and LLVM optimises the whole again. The
+position machine's steps call one another (the draw calls the start of the
+laying, which lists the layings; ``play_choice`` calls the draw, the
+laying, the throw and the "Puis-je ?" answer), so the listing of the
+layings was optimised once in its own library and again in seven callers,
+some 1.2 s apiece, in the second process of a first report (:mod:`sim.ahead`),
+the one a first report waits for. A kernel declared
+``optimised_apart=True`` (:attr:`_LinkedLibrary.apart`) is optimised with
+only its ``forceinline`` callees and numba's own helpers linked in; the
+other kernels it calls are linked in after, as they were optimised. Unlike
+``optimised_callees``, its own code (the turn's steps numba inlines into
+it) is still optimised; what it gives up is LLVM inlining a small plain
+kernel it calls, so the policies' ``took_cards``, which a round's turns
+call, is ``forceinline`` now, as it was inlined anyway. Declared so: the position
+machine's steps that call others, ``finish_round`` and the rollouts'
+``run_trials``. Measured on an empty cache: the second process (positions,
+then the searching game) 62.8 -> 51.0 CPU seconds, LLVM's module
+optimisation in it 22.2 -> 11.2 s; the first ``rami report --quick``
+73.6 and 71.5 s -> 65.8 and 65.5 s, alternating (CPU 135.5 and 132.1 s
+-> 120.0 and 120.7 s). A playout of the rollout benchmark's position
+counted 0.2% more instructions (cachegrind: belief 99,880 -> 100,112,
+clairvoyant 92,866 -> 93,047; mispredicted branches 1.5% fewer): the
+steps now call the throw and the listing of the discards where LLVM had
+inlined them.
+A round of the plain game loop is unchanged (Rami 51 73,789, contrat
+121,980, basic rummy 42,718), and rollouts give the same results.
+
 Why the callees linked into a library are made internal to it, once it is
 optimised: numba passes every argument of a compiled call as machine words
 of its own, an array as seven to nine (its memory owner, parent, size,
@@ -285,7 +314,7 @@ from numba.core import inline_closurecall as _inline_closurecall
 from numba.core import targetconfig as _targetconfig
 from numba.core.codegen import CPUCodegen, JITCodeLibrary
 from numba.core.llvm_bindings import create_pass_builder
-from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
 from numba.core.inline_closurecall import InlineWorker
 from numba.core.registry import CPUDispatcher
 
@@ -579,11 +608,39 @@ class _LinkedLibrary(_RelinkingLibrary):
     relinked = False
     """A kernel declared ``optimised_callees``: its module is relinked only (as an :class:`_EntryLibrary`'s)."""
 
+    apart = False
+    """A kernel declared ``optimised_apart``: its module is optimised before its called kernels are linked in."""
+
     def _optimize_final_module(self):
         if self.relinked:
             self._relink()
         elif not self.inlined:
             super()._optimize_final_module()
+
+    def finalize(self):
+        """numba's ``finalize``; for an :attr:`apart` library, the called kernels that are not inlined are linked
+        in only after the module is optimised (see the module's docstring)."""
+        if not self.apart:
+            return super().finalize()
+        require_global_compiler_lock()
+        self._codegen._check_llvm_bugs()
+        self._raise_if_finalized()
+        after = []
+        seen = set()
+        for library in self._linking_libraries:
+            if library in seen:
+                continue
+            seen.add(library)
+            self._reload_init.update(library._reload_init)
+            if isinstance(library, _LinkedLibrary) and not library.inlined:
+                after.append(library)
+            else:  # inlined here (``forceinline``) or numba's own helpers: optimised with the module
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._optimize_final_module()
+        for library in after:
+            self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalize_final_module()
 
     def _finalize_final_module(self):
         # numba would hand the module to LLVM's code generator here; the
@@ -671,6 +728,7 @@ class _LinkedDispatcher(CPUDispatcher):
             # its own module is not optimised first (some 5 s of a first compile).
             library.inlined = bool(self.targetoptions.get("forceinline"))
             library.relinked = self.relinks
+            library.apart = self.optimises_apart
             cres = compiler.compile_extra(self.targetdescr.typing_context, context, self.py_func, args=args,
                                           return_type=None, flags=flags, locals=self._compiler.locals,
                                           library=library, pipeline_class=self._compiler.pipeline_class)
@@ -681,6 +739,10 @@ class _LinkedDispatcher(CPUDispatcher):
 
     relinks = False
     """Declared ``optimised_callees``: called from Python or from compiled code, its module is relinked only."""
+
+    optimises_apart = False
+    """Declared ``optimised_apart``: linked into compiled code, its module is optimised before its callees are
+    linked in."""
 
     def relink_only(self) -> None:
         """Relink only this function's module (``optimised_callees=True``): called from Python, its library is
@@ -735,6 +797,7 @@ def _compiled(function, settings: dict):
         settings.pop("inline", None)
     cache = settings.pop("cache", False)
     relinked = settings.pop("optimised_callees", False) and not PROFILE_BUILD
+    apart = settings.pop("optimised_apart", False) and not PROFILE_BUILD
     constants = settings.pop("constants", False)
     dispatcher = (_ConstantsDispatcher if isinstance(constants, tuple) else
                   _LinkedDispatcher if constants else KernelDispatcher)
@@ -748,6 +811,8 @@ def _compiled(function, settings: dict):
         disp.kept_positions = frozenset(names.index(name) for name in constants)
     if relinked:
         disp.relink_only()
+    if apart:
+        disp.optimises_apart = True
     if cache:
         disp.enable_caching()
     return disp
@@ -758,7 +823,8 @@ def kernel(*args, **options):
 
     ``constants=True`` keeps numba's typing of constant arguments, ``constants=("name", ...)`` of the named
     parameters only; ``optimised_callees=True`` relinks only the kernel's module, whether Python or compiled
-    code calls it (see the module's docstring).
+    code calls it; ``optimised_apart=True``, linked into compiled code, optimises the kernel's module before
+    the kernels it calls (those not ``forceinline``) are linked in (see the module's docstring).
     """
     settings = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
     settings.update(options)
@@ -771,8 +837,8 @@ def entry(function=None, **options):
     """``numba.njit(cache=True, nogil=True)`` with numba's reference counting, for the functions that allocate.
 
     As for :func:`kernel`, ``optimised_callees=True`` declares a function whose work is all in the kernels it
-    calls: called from Python or linked into compiled code, its module is only relinked, not optimised again
-    (see the module's docstring).
+    calls: called from Python or linked into compiled code, its module is only relinked, not optimised again;
+    ``optimised_apart=True`` as for :func:`kernel` (see the module's docstring).
     """
     settings = dict(cache=True, nogil=True)
     settings.update(options)

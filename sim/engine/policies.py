@@ -241,7 +241,8 @@ FEED_PARTNERS = _feed_partners()
 """``FEED_PARTNERS[code]``: the cards a player holding one of them could meld ``code`` with, as a bit word."""
 
 
-@kernel
+# Inlined: the turns call it, and a caller optimised apart (sim.engine.jit) would call it otherwise.
+@kernel(forceinline=True)
 def took_cards(pub, seat):
     """The card codes ``seat`` took from the pile and still holds, as a bit word (a code once, however many copies)."""
     row = PUB_TOOK + seat

@@ -47,8 +47,11 @@ N_TS = 15
 PH_START, PH_DRAW, PH_LAY, PH_DISCARD, PH_END, PH_MAY_I = 0, 1, 2, 3, 4, 5
 EVENT_ROOM = 2048  # event rows one turn may need at most (a restock writes a deck's worth)
 
+# The steps that call other steps are ``optimised_apart`` (see sim.engine.jit): each would otherwise optimise
+# again, in its own library, the code of every step it calls (the listing of the layings above all).
 
-@kernel
+
+@kernel(forceinline=True)
 def _end(ts, status):
     ts[TS_PHASE] = PH_END
     ts[TS_STATUS] = status
@@ -74,7 +77,7 @@ def _enter_discard(rules, st, g, ts):
     ts[TS_PHASE] = PH_DISCARD
 
 
-@kernel
+@kernel(optimised_apart=True)
 def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     """Start the next turn (``PH_START``): the caps, the restock, the take check."""
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
@@ -101,7 +104,7 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     ts[TS_PHASE] = PH_DRAW
 
 
-@kernel
+@kernel(optimised_apart=True)
 def _start_laying(rules, st, g, ws, ts):
     taken = ts[TS_TAKEN]
     ts[TS_PENDING], ts[TS_HINT] = T.laying_starts(rules, st, ts[TS_SEAT], taken, ts[TS_DRAWN])
@@ -115,7 +118,7 @@ def deciding_seat(ts):
     return ts[TS_ASKER] if ts[TS_PHASE] == PH_MAY_I else ts[TS_SEAT]
 
 
-@kernel
+@kernel(optimised_apart=True)
 def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     """Play the draw (``PH_DRAW``): the pile's top when ``take`` (it must be legal), else the stock.
 
@@ -140,7 +143,7 @@ def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     _start_laying(rules, st, g, ws, ts)
 
 
-@kernel
+@kernel(optimised_apart=True)
 def _next_may_i(rules, st, g, ws, ts):
     """Ask the next seat "Puis-je ?" (``PH_MAY_I``, the asker's own view filled), or, once every other seat
     was asked or asking stops (:func:`sim.engine.turn.may_i_goes_on`), go on to the drawer's laying (whose
@@ -155,7 +158,7 @@ def _next_may_i(rules, st, g, ws, ts):
     fill_view(rules, g, st.seats, st.h_n, st.h_jk, asker, st.obs)
 
 
-@kernel
+@kernel(optimised_apart=True)
 def answer_may_i(rules, st, g, ev, ws, ask, ts):
     """Play the asker's answer (``PH_MAY_I``): "Puis-je ?" when ``ask`` (granted at once), else pass."""
     if ask:
@@ -164,7 +167,7 @@ def answer_may_i(rules, st, g, ev, ws, ask, ts):
     _next_may_i(rules, st, g, ws, ts)
 
 
-@kernel
+@kernel(optimised_apart=True)
 def lay(rules, st, g, ev, ws, a, ts):
     """Play laying action ``a`` of ``act[:TS_NACT]`` (``PH_LAY``)."""
     pending, after = T.lay(rules, g, ev, st, ts[TS_SEAT], a, ts[TS_PENDING])
@@ -204,7 +207,7 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
     return T.decide_discard(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NDISCARD])
 
 
-@kernel
+@kernel(optimised_apart=True)
 def play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts):
     """Play ``choice`` at the decision ``ts`` stands at (as :func:`decide` returns them)."""
     phase = ts[TS_PHASE]
@@ -248,7 +251,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
         play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
 
 
-@kernel
+@kernel(optimised_apart=True)
 def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
     """Play on to the round's end untraced, as ``advance(..., -1)`` does, in less time.
 

@@ -159,7 +159,8 @@ def _seed_trial(seed, t, policy_rng, deck_rng):
     deck_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_ROLLOUT_DECK)
 
 
-@entry
+# Optimised apart (see sim.engine.jit): the round it plays is optimised in finish_round's library already.
+@entry(optimised_apart=True)
 def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
                points, went_out):
     """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t, s]`` (every seat's round
