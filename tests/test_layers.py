@@ -176,6 +176,11 @@ PUBLIC_BY_DESIGN = {
     # numba's codegen keeps its target machine as _tm, with no public name; the pass builder of an entry
     # that only relinks its module (sim/engine/jit.py, _EntryLibrary) is made for it, as numba's own are.
     "self._codegen._tm",
+    # numba's CPUCodeLibrary.finalize takes these steps, with no public names for them; a library optimised
+    # apart from its callees (sim/engine/jit.py, _LinkedLibrary.finalize) takes the same ones in another order.
+    "self._codegen._check_llvm_bugs",
+    "callee._reload_init",
+    "callee._get_module_for_linking",
 }
 
 PACKAGE_FILES = sorted(p for folder in ("sim", "strategies", "experiments") for p in (ROOT / folder).rglob("*.py"))

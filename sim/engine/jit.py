@@ -627,18 +627,18 @@ class _LinkedLibrary(_RelinkingLibrary):
         self._raise_if_finalized()
         after = []
         seen = set()
-        for library in self._linking_libraries:
-            if library in seen:
+        for callee in self._linking_libraries:
+            if callee in seen:
                 continue
-            seen.add(library)
-            self._reload_init.update(library._reload_init)
-            if isinstance(library, _LinkedLibrary) and not library.inlined:
-                after.append(library)
+            seen.add(callee)
+            self._reload_init.update(callee._reload_init)
+            if isinstance(callee, _LinkedLibrary) and not callee.inlined:
+                after.append(callee)
             else:  # inlined here (``forceinline``) or numba's own helpers: optimised with the module
-                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+                self._final_module.link_in(callee._get_module_for_linking(), preserve=True)
         self._optimize_final_module()
-        for library in after:
-            self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        for callee in after:
+            self._final_module.link_in(callee._get_module_for_linking(), preserve=True)
         self._final_module.verify()
         self._finalize_final_module()
 
