@@ -63,3 +63,15 @@ Ir                   Bc                  Bcm                Bi               Bim
 def test_the_branch_simulation_columns_are_read_off_the_report_in_order():
     assert _module().unknown_code_counts(BRANCH_REPORT) == [407_728_305, 40_112_730, 3_151_004, 210_004, 1_500]
     assert _module().unknown_code_instructions(BRANCH_REPORT) == 407_728_305
+
+
+def test_the_scripts_run_under_cachegrind_are_one_line():
+    # cachegrind writes the command into its report's header, which cg_annotate reads line by line.
+    module = _module()
+    assert "\n" not in module.PLAY and "\n" not in module.ROLLOUT
+
+
+def test_too_few_playouts_are_refused_before_anything_runs(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["count_instructions.py", "--playouts", "5"])
+    with pytest.raises(SystemExit, match="--playouts: at least 10 trials"):
+        _module().main()
