@@ -3,9 +3,9 @@
 A first run on a machine compiles the engine's entries as it meets them,
 each in turn on one core: the plain game loop (which plays traced games
 too), then the position machine and rollouts, or the searching game (some
-some forty-five seconds for the first of these two, which compiles the round again
-for them both; the other then takes some ten). A run that knows what it will meet, such as
-the report, can have those compiled meanwhile by a second Python process
+forty-five seconds for the first of these two, which compiles the round
+again for them both; the other then takes some ten). A run that knows what
+it will meet, such as the report, can have those compiled meanwhile by a second Python process
 (``python -m sim.ahead NAME ...``) on another core: the process plays a
 small call of each named group of entries (:data:`WARM_UPS`), which compiles
 it into numba's cache, and says ``ready NAME`` on its standard output. The
