@@ -69,13 +69,15 @@ def test_an_entry_with_optimised_callees_only_relinks_its_module():
     relinked = jit.entry(_twice, cache=False, optimised_callees=True)
     optimised = jit.entry(_twice, cache=False)
     assert relinked(3) == optimised(3) == 5
+    assert _calls(relinked, "_add_one") == 2 and _calls(optimised, "_add_one") == 0
 
-    def calls(dispatcher) -> int:
-        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
-        body = ir[ir.index("define "):]
-        return sum(1 for line in body.splitlines() if " call " in line and "_add_one" in line)
 
-    assert calls(relinked) == 2 and calls(optimised) == 0
+def _calls(dispatcher, name: str) -> int:
+    """Calls of functions whose symbol holds ``name`` in the machine code's module of ``dispatcher``'s one
+    compiled signature."""
+    ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
+    body = ir[ir.index("define "):]
+    return sum(1 for line in body.splitlines() if " call " in line and name in line)
 
 
 class _Knobs(NamedTuple):
@@ -160,30 +162,23 @@ def test_constants_must_name_parameters_of_the_kernel():
         jit.kernel(_scaled, cache=False, constants=("mood",))
 
 
-def _twice_again(x):
-    return _twice_relinked(x)
+def _relinked_caller(kernel):
+    """An entry that only calls ``kernel`` and only relinks its module: the calls in its machine code are the
+    kernel's own, as the kernel's library left them."""
 
+    def call(x):
+        return kernel(x)
 
-_twice_relinked = jit.kernel(_twice, cache=False, optimised_callees=True)
-_twice_optimised = jit.kernel(_twice, cache=False)
-
-
-def _twice_optimised_again(x):
-    return _twice_optimised(x)
+    return jit.entry(call, cache=False, optimised_callees=True)
 
 
 def test_a_kernel_with_optimised_callees_is_relinked_where_compiled_code_calls_it():
     # Linked into a relinked entry, a relinked kernel still calls the small
     # kernel it calls; an optimised one has inlined it in its own library.
-    relinked = jit.entry(_twice_again, cache=False, optimised_callees=True)
-    optimised = jit.entry(_twice_optimised_again, cache=False, optimised_callees=True)
+    relinked = _relinked_caller(jit.kernel(_twice, cache=False, optimised_callees=True))
+    optimised = _relinked_caller(jit.kernel(_twice, cache=False))
     assert relinked(3) == optimised(3) == 5
-
-    def calls(dispatcher) -> int:
-        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
-        return sum(1 for line in ir.splitlines() if " call " in line and "_add_one" in line)
-
-    assert calls(relinked) == 2 and calls(optimised) == 0
+    assert _calls(relinked, "_add_one") == 2 and _calls(optimised, "_add_one") == 0
 
 
 def _add_two(x):
@@ -197,34 +192,16 @@ def _doubled_plus_three(x):
     return _add_one_kernel(2 * _add_two_inlined(x))
 
 
-_doubled_apart = jit.kernel(_doubled_plus_three, cache=False, optimised_apart=True)
-_doubled_together = jit.kernel(_doubled_plus_three, cache=False)
-
-
-def _call_doubled_apart(x):
-    return _doubled_apart(x)
-
-
-def _call_doubled_together(x):
-    return _doubled_together(x)
-
-
 def test_a_kernel_optimised_apart_links_its_plain_callees_after_its_own_optimisation():
     # Its own module is optimised with its forceinline callee linked in
     # (inlined there), and its plain callee, optimised in its own library, is
     # linked in after: still called, where a kernel optimised with its callees
-    # inlines so small a one. The entries only relink, so the calls seen are
-    # the kernels' own.
-    apart = jit.entry(_call_doubled_apart, cache=False, optimised_callees=True)
-    together = jit.entry(_call_doubled_together, cache=False, optimised_callees=True)
+    # inlines so small a one.
+    apart = _relinked_caller(jit.kernel(_doubled_plus_three, cache=False, optimised_apart=True))
+    together = _relinked_caller(jit.kernel(_doubled_plus_three, cache=False))
     assert apart(3) == together(3) == 11
-
-    def calls(dispatcher, name: str) -> int:
-        ir = dispatcher.overloads[dispatcher.signatures[0]].library.get_llvm_str()
-        return sum(1 for line in ir.splitlines() if " call " in line and name in line)
-
-    assert calls(apart, "_add_two") == 0 and calls(apart, "_add_one") == 1
-    assert calls(together, "_add_two") == 0 and calls(together, "_add_one") == 0
+    assert _calls(apart, "_add_two") == 0 and _calls(apart, "_add_one") == 1
+    assert _calls(together, "_add_two") == 0 and _calls(together, "_add_one") == 0
 
 
 def _tripled(x):
