@@ -128,9 +128,11 @@ simulate --games 100`` 60.5 to 55.6 s for the first, 58.4 to 55.1 s for the
 second; the machine code runs as fast (cachegrind's instruction counts of
 simulations of all three games within 0.8%, fewer if anything), and the
 result hashes are unchanged. Not so the rollout's ``run_trials``: relinked,
-its loop over the trials calls the state copy and the trial's seeding
-instead of inlining them, 1% more instructions a playout, for some
-seconds less compiling.
+its own loop over the trials went unoptimised, 1% more instructions a
+playout (measured when LLVM still inlined the state copy and the trial's
+seeding into that loop; it no longer did by the time of the next
+paragraph's change), for some seconds less compiling. It is optimised
+apart from its callees instead (below).
 
 A kernel that compiled code calls may be declared so too: its linked
 library is then relinked rather than optimised (:attr:`_LinkedLibrary.relinked`).
