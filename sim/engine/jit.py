@@ -129,10 +129,8 @@ second; the machine code runs as fast (cachegrind's instruction counts of
 simulations of all three games within 0.8%, fewer if anything), and the
 result hashes are unchanged. Not so the rollout's ``run_trials``: relinked,
 its own loop over the trials went unoptimised, 1% more instructions a
-playout (measured when LLVM still inlined the state copy and the trial's
-seeding into that loop; it no longer did by the time of the next
-paragraph's change), for some seconds less compiling. It is optimised
-apart from its callees instead (below).
+playout when it was measured, for some seconds less compiling. It is
+optimised apart from its callees instead (below).
 
 A kernel that compiled code calls may be declared so too: its linked
 library is then relinked rather than optimised (:attr:`_LinkedLibrary.relinked`).
