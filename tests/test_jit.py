@@ -204,6 +204,11 @@ def test_a_kernel_optimised_apart_links_its_plain_callees_after_its_own_optimisa
     assert _calls(together, "_add_two") == 0 and _calls(together, "_add_one") == 0
 
 
+def test_a_kernel_cannot_be_both_relinked_only_and_optimised_apart():
+    with pytest.raises(TypeError, match="optimised_callees .* and optimised_apart .* contradict"):
+        jit.kernel(_twice, cache=False, optimised_callees=True, optimised_apart=True)
+
+
 def _tripled(x):
     return 3 * x
 

@@ -167,12 +167,12 @@ then the searching game) 62.8 -> 51.0 CPU seconds, LLVM's module
 optimisation in it 22.2 -> 11.2 s; the first ``rami report --quick``
 73.6 and 71.5 s -> 65.8 and 65.5 s, alternating (CPU 135.5 and 132.1 s
 -> 120.0 and 120.7 s). A playout of the rollout benchmark's position
-counted 0.2% more instructions (cachegrind: belief 99,880 -> 100,112,
-clairvoyant 92,866 -> 93,047; mispredicted branches 1.5% fewer): the
-steps now call the throw and the listing of the discards where LLVM had
-inlined them.
-A round of the plain game loop is unchanged (Rami 51 73,789, contrat
-121,980, basic rummy 42,718), and rollouts give the same results.
+counted 0.2% more instructions (``benchmarks/count_instructions.py
+--playouts 400``: belief 99,880 -> 100,112, clairvoyant 92,868 -> 93,041;
+mispredicted branches 1.5% fewer): the steps now call the throw and the
+listing of the discards where LLVM had inlined them. A round of the plain
+game loop is unchanged (Rami 51 73,789, contrat 121,980, basic rummy
+42,718), and rollouts give the same results.
 
 Why the callees linked into a library are made internal to it, once it is
 optimised: numba passes every argument of a compiled call as machine words
@@ -798,6 +798,9 @@ def _compiled(function, settings: dict):
     cache = settings.pop("cache", False)
     relinked = settings.pop("optimised_callees", False) and not PROFILE_BUILD
     apart = settings.pop("optimised_apart", False) and not PROFILE_BUILD
+    if relinked and apart:
+        raise TypeError(f"kernel {function.__qualname__}: optimised_callees (its module relinked only) and "
+                        "optimised_apart (its module optimised) contradict each other")
     constants = settings.pop("constants", False)
     dispatcher = (_ConstantsDispatcher if isinstance(constants, tuple) else
                   _LinkedDispatcher if constants else KernelDispatcher)
