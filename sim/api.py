@@ -66,6 +66,15 @@ def resolve(
     return r, chosen
 
 
+def check_information(chosen: Sequence[str | strategy_lib.Strategy]) -> None:
+    """Refuse a strategy that sees cards a player cannot see (the ladder's ceiling), naming it."""
+    for s in chosen:
+        if strategy_lib.clairvoyant(s):
+            name = strategy_lib.get(s).name
+            raise ValueError(f"{name!r} sees every hidden card: it is the strength ladder's ceiling, seated only "
+                             "by rami ladder (experiments.ladder), never as a player")
+
+
 LAST_GAME = 2**31 - 2
 """The last game index the engine numbers (its game index is a 32-bit integer)."""
 
@@ -167,6 +176,7 @@ def simulate(
     scheduler: Any = None,
     command: str | None = None,
     condition: Any = None,
+    allow_clairvoyant: bool = False,
 ) -> pl.DataFrame | store.Dataset:
     """Play ``n_games`` games; return their rows, or write them to a results dataset.
 
@@ -239,6 +249,10 @@ def simulate(
         a pilot (its terms not dealt exactly) is refused with its rate. With
         ``out``, the condition (a text) joins the dataset's identity and the
         dataset has no ``deals`` column; not with ``scheduler``.
+    allow_clairvoyant : bool
+        Seat the ladder's ceiling (``ceiling``: a search that sees every
+        hidden card, :func:`strategies.ceiling`). Refused otherwise, so no
+        study, comparison or tuning seats it without saying so.
 
     Returns
     -------
@@ -249,6 +263,8 @@ def simulate(
         :func:`load` (``sim.load``).
     """
     r, chosen = resolve(ruleset, strategies)
+    if not allow_clairvoyant:
+        check_information(chosen)
     n_games = _check_count("n_games", n_games, 1)
     first_game = _check_count("first_game", first_game, 0)
     if workers is None:
@@ -528,6 +544,8 @@ def search_effort(
         ``playouts`` (int64), one row per game.
     """
     r, chosen = resolve(ruleset, strategies)
+    if not allow_clairvoyant:
+        check_information(chosen)
     n_games = _check_count("n_games", n_games, 1)
     first_game = _check_count("first_game", first_game, 0)
     seed = _check_seed(seed)

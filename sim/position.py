@@ -547,7 +547,8 @@ class Position:
             totals = np.zeros(E.MAX_SEATS, dtype=np.int64)
             totals[:len(self.totals)] = self.totals
             choice = S.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params, seat,
-                                       known_cards(self), np.uint64(seed), game, self._search[seat], choice, choices,
+                                       known_cards(self), np.zeros((E.MAX_SEATS, 53)), np.uint64(seed), game,
+                                       self._search[seat], choice, choices,
                                        totals, rounds[seat], starts[seat], points_per_game[seat],
                                        np.zeros(E.N_TALLY, dtype=np.int64))
         return int(choice)

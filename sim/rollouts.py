@@ -57,6 +57,7 @@ from sim.position import Position
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
 _MODES = {"belief": RK.MODE_BELIEF, "clairvoyant": RK.MODE_CLAIRVOYANT}
+_NO_LEAN = np.zeros((0, 53), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,8 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     # The stream run_trials re-deals trial ``trial`` with, so the position is that trial's.
     rng = np.array([derive_seed(np.uint64(seed), trial, 0, STREAM_ROLLOUT_DEAL)], dtype=np.uint64)
     state = after.kernel_state()
-    RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool)
+    RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool, _NO_LEAN,
+              np.zeros(MAX_CARDS, dtype=np.float64))
     return after
 
 
@@ -258,7 +260,8 @@ def rollout(
         if t1 <= t0:
             return
         RK.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params, seat,
-                                 known, _MODES[mode], np.uint64(seed), codes, active.copy(), t0, t1, raw, out)
+                                 known, _NO_LEAN, _MODES[mode], np.uint64(seed), codes, active.copy(), t0, t1, raw,
+                                 out)
 
     def run(t0: int, t1: int) -> None:
         cut = [t0 + (t1 - t0) * i // workers for i in range(workers + 1)]

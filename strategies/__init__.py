@@ -44,16 +44,17 @@ Strategies written in Python are registered with
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SLOT
 from strategies import files
-from strategies.parameters import CHOICE_PARAMETERS, PARAMETERS, SEARCH_PARAMETERS
+from strategies.parameters import CEILING_PARAMETERS, CHOICE_PARAMETERS, PARAMETERS, SEARCH_PARAMETERS
 
 __all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_DEFAULTS", "SEARCH_PARAMETERS", "STRATEGIES", "Strategy",
-           "files", "get", "parameter_arrays", "search"]
+           "ceiling", "clairvoyant", "files", "get", "parameter_arrays", "search"]
 
 _GREEDY = {
     "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,
@@ -81,6 +82,8 @@ class Strategy:
         A change holds in every game, over the strategy's per-game parameters too.
         """
         if self.kind == KIND_SEARCH:
+            if clairvoyant(self):
+                return ceiling(self.base, **{k: v for k, v in {**self.params, **changes}.items() if k != "sees"})
             return search(self.base, **{**self.params, **changes})
         if self.kind != KIND_HEURISTIC:
             raise ValueError(f"the {self.name} strategy has no parameters to change")
@@ -107,7 +110,7 @@ class Strategy:
             out = self.base.vector()
             out[P_SEARCH_BASE] = self.base.kind
             for key, value in self.params.items():
-                out[SEARCH_PARAMETERS[key][0]] = value
+                out[_SEARCH_SLOTS[key][0]] = value
             return out
         out = np.zeros(N_PARAMS, dtype=np.float64)
         for key, value in self.params.items():
@@ -162,7 +165,9 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0, "horizon": 0}
+_SEARCH_SLOTS = {**SEARCH_PARAMETERS, **CEILING_PARAMETERS}
+
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0, "horizon": 0, "infer": 0, "prune": 0}
 """The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
 WHOLE_SEARCH_PARAMETERS = ("trials", "salt", "horizon")
 """The search's parameters that are whole numbers."""
@@ -199,6 +204,29 @@ def search(base: "str | Strategy | None" = None, **numbers: float) -> Strategy:
     return Strategy(name, KIND_SEARCH, params, STRATEGIES["search"].description, base=chosen)
 
 
+CEILING_DESCRIPTION = (
+    "the search with rollouts that keep every hidden card as it is: it sees the other hands and the stock. "
+    "Not a player: the ladder's ceiling, what knowing the hidden cards is worth (rami ladder)")
+
+
+def ceiling(base: "str | Strategy | None" = None, **numbers: float) -> Strategy:
+    """The ladder's ceiling: :func:`search` whose rollouts see every hidden card (no re-deal).
+
+    It breaks the information rule by design, so the API seats it only where
+    asked to (``sim.simulate(..., allow_clairvoyant=True)``, which the
+    ladder alone passes) and :func:`clairvoyant` tells it apart.
+    """
+    seeing = search(base, **numbers)
+    name = "ceiling" + seeing.name[len("search"):]
+    return Strategy(name, KIND_SEARCH, {**seeing.params, "sees": 1}, CEILING_DESCRIPTION, base=seeing.base)
+
+
+def clairvoyant(strategy: "str | Strategy") -> bool:
+    """Whether ``strategy`` sees cards a player cannot see (the ladder's ceiling)."""
+    s = get(strategy)
+    return s.kind == KIND_SEARCH and s.params.get("sees", 0) > 0
+
+
 def get(strategy: "str | Strategy") -> Strategy:
     """A strategy by name, ``"name:param=value,..."``, a tuned strategy's name or a
     strategy file's path (:mod:`strategies.files`), or the strategy itself."""
@@ -207,8 +235,8 @@ def get(strategy: "str | Strategy") -> Strategy:
     if not isinstance(strategy, str):
         raise TypeError(f"a strategy is a name or a Strategy, got {type(strategy).__name__}")
     name, _, changes = strategy.partition(":")
-    if name == "search":
-        return _search_by_name(strategy, changes)
+    if name in ("search", "ceiling"):
+        return _search_by_name(strategy, changes, ceiling if name == "ceiling" else search)
     if name in STRATEGIES:
         base = STRATEGIES[name]
     elif files.is_path(name) or name in files.registered():
@@ -232,7 +260,7 @@ def get(strategy: "str | Strategy") -> Strategy:
     return base.with_params(**values)
 
 
-def _search_by_name(strategy: str, changes: str) -> Strategy:
+def _search_by_name(strategy: str, changes: str, make: "Callable[..., Strategy]") -> Strategy:
     """``search:trials=64,base=cautious``: the numbers as :func:`get` reads them, ``base`` a strategy's name."""
     base = None
     numbers: dict[str, float] = {}
@@ -249,7 +277,7 @@ def _search_by_name(strategy: str, changes: str) -> Strategy:
             numbers[key] = float(value)
         except ValueError:
             raise ValueError(f"strategy parameter {key} = {value!r} is not a number") from None
-    return search(base, **numbers)
+    return make(base, **numbers)
 
 
 def parameter_arrays(strategies: list[Strategy], seats: int) -> tuple[np.ndarray, np.ndarray]:

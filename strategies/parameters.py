@@ -20,14 +20,17 @@ from sim.engine.policies import (
     P_OPEN_EXTRA,
     P_RECOVER,
     P_SEARCH_HORIZON,
+    P_SEARCH_INFER,
+    P_SEARCH_PRUNE,
     P_SEARCH_SALT,
+    P_SEARCH_SEES,
     P_SEARCH_TRIALS,
     P_SEARCH_WIDTH,
     P_TAKE,
     P_TAKE_NEAR,
 )
 
-__all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_PARAMETERS"]
+__all__ = ["CEILING_PARAMETERS", "CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_PARAMETERS"]
 
 CHOICE_PARAMETERS = ("jokers", "open_all", "discard", "take_near", "add", "recover", "may_i", "take")
 """Parameters that select a behaviour: whole numbers only."""
@@ -58,5 +61,15 @@ SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
              "searches of the same positions (the search's own noise)"),
     "horizon": (P_SEARCH_HORIZON, 0, 1, "0 values a playout by the round's points, 1 by the chance it leaves of "
                 "winning the game, in points (sim.engine.game_value)"),
+    "infer": (P_SEARCH_INFER, 0, 10, "how strongly the re-deals lean on what the other seats' throws and passed-up "
+              "discards say of their hands (0: every unseen card alike)"),
+    "prune": (P_SEARCH_PRUNE, 0, 10, "drop a choice once its deficit is this many standard errors (0: the "
+              "error-spending rule, which spends 5% over all looks)"),
 }
 """The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` and ``salt`` whole)."""
+
+CEILING_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
+    # Set by the ceiling alone (strategies.ceiling), never by a name: a player that sees every hidden card.
+    "sees": (P_SEARCH_SEES, 0, 1, "1: the rollouts keep the hidden cards as they are (the ladder's ceiling)"),
+}
+"""The search's slots only :func:`strategies.ceiling` sets."""

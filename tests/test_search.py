@@ -21,7 +21,7 @@ def test_search_by_name_with_parameters_and_base():
     assert s.params == S.SEARCH_DEFAULTS
     t = S.get("search:trials=64,base=cautious,width=1")
     assert t.name == "search:trials=64,width=1,base=cautious"
-    assert t.params == {"trials": 64, "width": 1, "salt": 0, "horizon": 0}
+    assert t.params == {**S.SEARCH_DEFAULTS, "trials": 64, "width": 1}
     salted = S.get("search:salt=7")
     assert salted.name == "search:salt=7" and salted.vector()[P_SEARCH_SALT] == 7
     v = t.vector()
@@ -151,3 +151,96 @@ def test_a_searching_seats_puis_je_is_searched_and_never_depends_on_hidden_cards
             asked += 1
         _, position = position.step()
     assert asked > 0
+
+
+# ------------------------------------------------------------ inference, pruning and the ceiling
+
+def _unseen_and_hands(position):
+    """Every card the seat to move cannot see (other hands and the stock, as codes) and each other hand's codes."""
+    from sim import cards as cardlib
+
+    seat = position.seat
+    hands = {s: sorted(int(c) for c in cardlib.parse(position.hand(s)))
+             for s in range(position.ruleset.players) if s != seat}
+    stock = [int(c) for c in cardlib.parse(position.stock())]
+    return sorted(stock + [c for h in hands.values() for c in h]), hands
+
+
+def test_a_leaning_redeal_keeps_every_card_and_never_gives_a_seat_what_it_is_shown_not_to_hold():
+    # Weighted re-deal (infer > 0): the same unseen cards, every hand its size and its known cards, and a card
+    # whose weight for a seat is nil goes to another hand or the stock while others can fill that seat's hand.
+    from sim.engine import rollout as RK
+    from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
+    from sim.engine.state import MAX_CARDS, MAX_SEATS
+    from sim.rollouts import known_cards
+
+    events = sim.play_traced("rami51", ["expert"] * 4, seed=2, max_rounds=1)
+    position = Position.from_trace(events, len(events) // 3)
+    unseen, hands = _unseen_and_hands(position)
+    known = known_cards(position)
+    seat = position.seat
+    shunned = {s: set(hands[s][:3]) | {c for c in range(13)} for s in hands}  # its own cards and every club
+    lean = np.ones((MAX_SEATS, 53))
+    for s, codes in shunned.items():
+        for c in codes:
+            lean[s, c] = 0.0
+    for trial in range(20):
+        after = position.copy()
+        state = after.kernel_state()
+        rng = np.array([derive_seed(np.uint64(5), trial, 0, STREAM_ROLLOUT_DEAL)], dtype=np.uint64)
+        RK.redeal(state.rules, state.round, state.g, seat, known, rng, np.zeros(MAX_CARDS, dtype=np.int64), lean,
+                  np.zeros(MAX_CARDS))
+        again, dealt = _unseen_and_hands(after)
+        assert again == unseen
+        for s, hand in dealt.items():
+            assert len(hand) == len(hands[s])
+            for c in range(53):
+                assert hand.count(c) >= known[s, c]
+            assert not (set(hand) & shunned[s]) - {c for c in range(53) if known[s, c]}
+
+
+def test_evidence_counts_a_throws_partners_and_a_passed_up_tops_and_fades_with_each_unseen_draw():
+    from sim.engine import position as K
+    from sim.engine.policies import FEED_PARTNERS
+
+    evidence = np.zeros((6, 53))
+    seven_hearts = 6 + 13 * 2  # rank 7 of suit 2
+    SK.note_evidence(1, K.PH_DISCARD, seven_hearts, -1, 0, evidence)
+    partners = [c for c in range(52) if int(FEED_PARTNERS[seven_hearts]) >> c & 1]
+    assert len(partners) == 3 + 4  # its rank in three other suits, its suit within two ranks
+    assert sorted(np.flatnonzero(evidence[1])) == partners and evidence[1].sum() == 7
+    # A legal top passed up counts its partners, then the unseen card drawn fades everything the seat showed.
+    SK.note_evidence(1, K.PH_DRAW, 0, seven_hearts, 1, evidence)
+    assert evidence[1, partners[0]] == pytest.approx(2 * SK.EVIDENCE_FADE)
+    # A take, or a draw when taking was not allowed, says nothing of the hand; the stock's card still fades it.
+    SK.note_evidence(1, K.PH_DRAW, 1, seven_hearts, 1, evidence)
+    SK.note_evidence(1, K.PH_DRAW, 0, seven_hearts, 0, evidence)
+    assert evidence[1, partners[0]] == pytest.approx(2 * SK.EVIDENCE_FADE ** 2)
+    assert not evidence[[0, 2, 3, 4, 5]].any()
+
+
+def test_inference_and_pruning_are_parameters_whose_zero_is_the_plain_search():
+    s = S.get("search:infer=1.5,prune=2")
+    assert s.name == "search:infer=1.5,prune=2"
+    assert S.get("search:infer=0,prune=0").vector().tolist() == S.get("search").vector().tolist()
+    for text, message in (("search:infer=-1", "infer = -1.0 must be a number from 0"),
+                          ("search:prune=11", "prune = 11.0 must be a number from 0"),
+                          ("search:sees=1", "unknown search parameter 'sees'")):
+        with pytest.raises(ValueError, match=message):
+            S.get(text)
+    df = sim.simulate("basic", ["search:trials=4,infer=1,prune=1.5", "expert", "expert"], n_games=3, seed=4,
+                      workers=1)
+    again = sim.simulate("basic", ["search:trials=4,infer=1,prune=1.5", "expert", "expert"], n_games=3, seed=4,
+                         workers=2)
+    assert df.equals(again)
+
+
+def test_the_ceiling_sees_the_hidden_cards_and_is_seated_only_when_asked_for():
+    c = S.get("ceiling")
+    assert S.clairvoyant(c) and c.name == "ceiling" and not S.clairvoyant("search")
+    assert S.get("ceiling:trials=64").name == "ceiling:trials=64" and S.clairvoyant("ceiling:trials=64")
+    assert c.with_params(trials=8).name == "ceiling:trials=8"
+    with pytest.raises(ValueError, match="'ceiling' sees every hidden card"):
+        sim.simulate("basic", ["ceiling", "expert"], n_games=1)
+    seated = sim.simulate("basic", ["ceiling:trials=4", "expert"], n_games=2, seed=1, allow_clairvoyant=True)
+    assert seated["strategy"].unique().sort().to_list() == ["ceiling:trials=4", "expert"]

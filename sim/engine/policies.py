@@ -131,7 +131,15 @@ P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH = 12, 13, 14
 P_SLOT = 15  # KIND_PYTHON: the policy's slot in sim.engine.callbacks
 P_SEARCH_SALT = 16
 P_SEARCH_HORIZON = 17
-N_PARAMS = 18
+# KIND_SEARCH only: whether its rollouts see every hidden card (the ladder's
+# ceiling, never a player), how strongly its re-deals lean on what the other
+# seats' own choices said about their hands (0: not at all), and the normal
+# quantile past which a choice is dropped between looks (0: the error-spending
+# rule of sim.engine.search).
+P_SEARCH_SEES = 18
+P_SEARCH_INFER = 19
+P_SEARCH_PRUNE = 20
+N_PARAMS = 21
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

@@ -23,7 +23,9 @@ from sim.engine.hand import take_card
 from sim.engine.layout import PUB_PILE, PUB_TABLE
 from sim.engine.melds import JOKER, ZERO, bit, workspace
 from sim.engine.round import round_state
-from sim.engine.rng import STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle
+from sim.engine.rng import (
+    STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle, uniform,
+)
 from sim.engine.state import (
     G_DETERMINISTIC,
     G_MELDS,
@@ -97,7 +99,7 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
 
 
 @kernel
-def redeal(rules, st, g, seat, known, rng, pool):
+def redeal(rules, st, g, seat, known, rng, pool, lean, keys):
     """Deal again, from ``rng``, every card ``seat`` cannot see, keeping what it knows.
 
     The unseen cards are the deck less the seat's hand, the table and the
@@ -106,6 +108,13 @@ def redeal(rules, st, g, seat, known, rng, pool):
     since). They are listed in code order, from public counts alone, then
     shuffled: other hands get their sizes back (known cards first), the
     stock the rest. The true hidden cards are never read.
+
+    ``lean[s, code]`` (``lean.shape[0] == 0``: none) weighs how likely seat
+    ``s`` is to hold a copy of ``code``, from what its own choices said
+    (:func:`sim.engine.search.note_evidence`): each other hand then takes its
+    cards from the shuffled pool by weighted sampling without replacement
+    (:func:`_lean_pick`, ``keys`` its scratch, as long as ``pool``), in seat
+    order, and the stock the rest.
     """
     lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
     n = 0
@@ -140,6 +149,9 @@ def redeal(rules, st, g, seat, known, rng, pool):
         for c in range(53):
             for _ in range(known[s, c]):
                 take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, c)
+        if lean.shape[0] > 0:
+            # The hand's cards moved to pool[i:i + need], drawn by their weights.
+            _lean_pick(pool, i, n, size - st.h_n[s], lean, s, rng, keys)
         while st.h_n[s] < size:
             take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, pool[i])
             i += 1
@@ -153,6 +165,32 @@ def redeal(rules, st, g, seat, known, rng, pool):
 
 
 @kernel
+def _lean_pick(pool, i, n, need, lean, s, rng, keys):
+    """Move ``need`` cards of ``pool[i:n]`` to ``pool[i:i + need]``, drawn without replacement with chances
+    proportional to ``lean[s, card]``.
+
+    Each card gets the key ``-log(u) / weight`` (an exponential clock of
+    rate ``weight``) and the ``need`` smallest keys win: the order in which
+    the clocks ring is exactly successive weighted draws (Efraimidis and
+    Spirakis). A weight of 0 is read as a very small one, so that a hand
+    can always be filled.
+    """
+    if need <= 0:
+        return
+    for k in range(i, n):
+        w = max(lean[s, pool[k]], 1e-9)
+        keys[k - i] = -np.log(1.0 - uniform(rng, 0)) / w
+    for m in range(min(need, n - i)):
+        best = m
+        for k in range(m + 1, n - i):
+            if keys[k] < keys[best]:
+                best = k
+        if best != m:
+            keys[m], keys[best] = keys[best], keys[m]
+            pool[i + m], pool[i + best] = pool[i + best], pool[i + m]
+
+
+@kernel
 def _seed_trial(seed, t, policy_rng, deck_rng):
     for s in range(MAX_SEATS):
         policy_rng[s] = derive_seed(np.uint64(seed), t, s, STREAM_ROLLOUT_SEAT_POLICY)
@@ -161,7 +199,7 @@ def _seed_trial(seed, t, policy_rng, deck_rng):
 
 # Optimised apart (see sim.engine.jit): the round it plays is optimised in finish_round's library already.
 @entry(optimised_apart=True)
-def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
+def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices, active, t0, t1,
                points, went_out):
     """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t, s]`` (every seat's round
     points) and ``went_out[j, t]`` (whether ``seat`` went out).
@@ -187,6 +225,7 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
     branch_policy = np.zeros(MAX_SEATS, dtype=np.uint64)
     branch_deck = np.zeros(1, dtype=np.uint64)
     pool = np.zeros(MAX_CARDS, dtype=np.int64)
+    keys = np.zeros(MAX_CARDS, dtype=np.float64)
     for t in range(t0, t1):
         copy_state(root, g_root, ts_root, trial, g_trial, ts_trial)
         g_trial[G_TRACE] = 0
@@ -194,7 +233,7 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
         g_trial[G_DETERMINISTIC] = 0
         if mode == MODE_BELIEF:
             deal_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_ROLLOUT_DEAL)
-            redeal(rules, trial, g_trial, seat, known, deal_rng, pool)
+            redeal(rules, trial, g_trial, seat, known, deal_rng, pool, lean, keys)
         _seed_trial(seed, t, policy_rng, deck_rng)
         for j in range(choices.shape[0]):
             if not active[j]:
@@ -211,9 +250,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, s
 
 
 @entry(optimised_callees=True)
-def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0,
-                          t1, points, went_out):
+def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices,
+                          active, t0, t1, points, went_out):
     """:func:`run_trials`, called from Python: it relinks the rollouts that the searching game links in too,
     rather than compiling them a second time for Python (see :mod:`sim.engine.position`'s doors)."""
-    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, mode, seed, choices, active, t0, t1,
+    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices, active, t0, t1,
                points, went_out)

@@ -55,10 +55,11 @@ from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
 from sim.engine.melds import JOKER, bit, workspace
 from sim.engine.policies import (
-    KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_SALT, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
+    FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
+    P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
 )
 from sim.engine.rng import STREAM_GAME_FUTURE, STREAM_SEARCH, derive_seed
-from sim.engine.rollout import MODE_BELIEF, run_trials
+from sim.engine.rollout import MODE_BELIEF, MODE_CLAIRVOYANT, run_trials
 from sim.engine.round import deal_round, make_buffers, round_outcome
 from sim.engine.events import N_EV
 from sim.engine.rows import N_R, game_rows
@@ -129,6 +130,39 @@ def note_public(rules, st, seat, phase, choice, took, before, known):
         known[seat, choice] -= 1
 
 
+EVIDENCE_FADE = 0.9
+"""What a seat's past choices say of its hand fades by this factor at each card it draws unseen: the new card
+was not in the hand those choices were made from."""
+
+
+@kernel
+def note_evidence(seat, phase, choice, top, take_legal, evidence):
+    """Add to ``evidence[seat]`` what ``seat``'s choice in ``phase`` says of its hand (public facts only).
+
+    The base strategies keep the cards close to their melds and take the
+    pile's top when it completes or builds one, so a card thrown (a
+    ``PH_DISCARD`` ``choice``) or a legal pile top ``top`` passed up for
+    the stock (``PH_DRAW``, ``choice`` 0) makes its partners less likely
+    in the hand: one count for each partner (its rank in another suit, its
+    suit within two ranks: :data:`sim.engine.policies.FEED_PARTNERS`). A
+    draw from the stock fades the seat's counts (:data:`EVIDENCE_FADE`).
+    The searching seat weighs its re-deals by ``exp(-infer * count)``.
+    """
+    if phase == K.PH_DISCARD and choice < JOKER:
+        partners = FEED_PARTNERS[choice]
+        for c in range(JOKER):
+            if partners & bit(c):
+                evidence[seat, c] += 1.0
+    elif phase == K.PH_DRAW and choice == 0:
+        if take_legal and 0 <= top < JOKER:
+            partners = FEED_PARTNERS[top]
+            for c in range(JOKER):
+                if partners & bit(c):
+                    evidence[seat, c] += 1.0
+        for c in range(JOKER + 1):
+            evidence[seat, c] *= EVIDENCE_FADE
+
+
 @kernel
 def list_choices(g, st, ts, base_choice, choices):
     """The legal choices of the decision ``ts`` stands at, into ``choices``, the base's own first; returns how many."""
@@ -157,8 +191,8 @@ def list_choices(g, st, ts, base_choice, choices):
 
 
 @entry(optimised_callees=True)
-def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, width, choices, n, totals, horizon,
-                    library, starts, points_per_game, tally):
+def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, mode, prune, seed, trials, width, choices, n,
+                    totals, horizon, library, starts, points_per_game, tally):
     """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
 
     ``kinds``/``params`` are the strategies of the playouts. A playout is
@@ -185,7 +219,7 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, 
         for j in range(n):
             if active[j]:
                 tally[TALLY_PLAYOUTS] += t1 - done
-        run_trials(rules, st, g, ts, kinds, params, seat, known, MODE_BELIEF, seed, choices[:n], active, done, t1,
+        run_trials(rules, st, g, ts, kinds, params, seat, known, lean, mode, seed, choices[:n], active, done, t1,
                    outcome, went_out)
         for t in range(done, t1):
             for j in range(n):
@@ -208,7 +242,7 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, seed, trials, 
                 if best < 0 or m < best_mean:
                     best = j
                     best_mean = m
-        z = look_z(look)
+        z = prune if prune > 0 else look_z(look)
         left = 1
         narrow = True
         for j in range(n):
@@ -238,12 +272,14 @@ def decision_key(g, st, ts):
 
 
 @entry(optimised_callees=True)
-def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, trials, base_choice, choices, totals,
-                    library, starts, points_per_game, tally):
+def searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed, game, trials, base_choice, choices,
+                    totals, library, starts, points_per_game, tally):
     """What searching ``seat`` plays at the decision ``ts`` stands at (``base_choice``: its base's choice).
 
     ``known``: the cards each seat is publicly known to hold (the seat's own
-    row is not read); ``totals``: the game's totals before this round;
+    row is not read); ``evidence``: what each seat's choices said of its
+    hand (:func:`note_evidence`), read with the seat's ``infer`` above 0;
+    ``totals``: the game's totals before this round;
     ``library``, ``starts``, ``points_per_game``: the seat's library of
     rounds (:mod:`sim.engine.game_value`), read only when its horizon is
     the game. A decision with one legal choice costs nothing. The
@@ -262,8 +298,18 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, tr
             play_params[s, k] = params[seat, k]
     mine = known.copy()
     mine[seat, :] = 0  # the seat sees its own hand
+    infer = params[seat, P_SEARCH_INFER]
+    rows = MAX_SEATS if infer > 0 else 0
+    lean = np.ones((rows, 53), dtype=np.float64)
+    for s in range(rows):
+        if s != seat:
+            for c in range(53):
+                lean[s, c] = math.exp(-infer * evidence[s, c])
+    # The ceiling (sees) keeps the hidden cards as they are: a yardstick, never a player.
+    mode = MODE_CLAIRVOYANT if params[seat, P_SEARCH_SEES] > 0 else MODE_BELIEF
     tally[TALLY_DECISIONS] += 1
-    return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine,
+    return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine, lean, mode,
+                           params[seat, P_SEARCH_PRUNE],
                            derive_seed(np.uint64(seed) + np.uint64(params[seat, P_SEARCH_SALT]), game,
                                        decision_key(g, st, ts), STREAM_SEARCH), trials,
                            params[seat, P_SEARCH_WIDTH], choices, n, totals, np.int64(params[seat, P_SEARCH_HORIZON]),
@@ -286,6 +332,7 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
     ts[K.TS_PHASE] = K.PH_START
     known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
     took = np.zeros((MAX_SEATS, 53), dtype=np.int64)
+    evidence = np.zeros((MAX_SEATS, 53), dtype=np.float64)
     before = np.zeros(53, dtype=np.int64)
     choices = np.zeros(max(st.act.shape[0], 54), dtype=np.int64)
     while True:
@@ -302,12 +349,16 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
         choice = K.decide(rules, st, g, kinds, params, policy_rng, ts)
         if search[seat] > 0:
             j = library_at[seat]
-            choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, seed, game, search[seat], choice,
-                                     choices, totals, library[j], starts[j], points_per_game[j], tally)
+            choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed, game,
+                                     search[seat], choice, choices, totals, library[j], starts[j],
+                                     points_per_game[j], tally)
         for c in range(53):
             before[c] = held(st, seat, c)
+        top = st.pile[g[G_PILE] - 1] if g[G_PILE] > 0 else -1
+        take_legal = ts[K.TS_TAKE_LEGAL]
         K.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
         note_public(rules, st, seat, phase, choice, took, before, known)
+        note_evidence(seat, phase, choice, top, take_legal, evidence)
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
     return round_outcome(rules, g, ev, st, ts[K.TS_STATUS], seat)
 
