@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 
 from experiments.stats import Estimate
 
-__all__ = ["budget_plot", "effect_curve", "panel_plot", "heat_map", "interval_plot", "position_plot", "series_plot", "survival_plot"]
+__all__ = ["budget_plot", "effect_curve", "panel_plot", "heat_map", "interval_plot", "position_plot", "series_plot",
+           "strength_cost_plot", "survival_plot"]
 
 
 def interval_plot(
@@ -440,3 +441,55 @@ def panel_plot(
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig, list(axes[:n])
+
+
+def strength_cost_plot(
+    labels: Sequence[str],
+    estimates: Sequence[Estimate],
+    costs: Sequence[float],
+    ylabel: str,
+    xlabel: str,
+    apart: Sequence[bool] | None = None,
+    title: str = "",
+) -> tuple[Figure, Axes]:
+    """Each entry's strength with its 95% interval against what it costs, on a log cost axis.
+
+    Parameters
+    ----------
+    labels : sequence of str, length n
+    estimates : sequence of Estimate, length n
+        The strength of each entry (vertical, zero marked).
+    costs : sequence of float, length n
+        What each costs (horizontal, log scale); an entry whose cost is
+        NaN or not positive is left out (the axis cannot place it).
+    apart : sequence of bool, length n, optional
+        Entries drawn apart (hollow, in another colour), as a bound that is
+        no entry of the comparison (a ceiling).
+
+    Returns
+    -------
+    (fig, ax) : the figure and its axes.
+    """
+    if not len(labels) == len(estimates) == len(costs):
+        raise ValueError(f"{len(labels)} labels, {len(estimates)} estimates, {len(costs)} costs")
+    apart = list(apart) if apart is not None else [False] * len(labels)
+    fig = Figure(figsize=(7.5, 4.8))
+    ax = fig.subplots()
+    unit = estimates[0].unit if estimates else "game"
+    for name, e, cost, aside in zip(labels, estimates, costs, apart):
+        if not (np.isfinite(cost) and cost > 0):
+            continue
+        colour = "#d62728" if aside else "#1f4e79"
+        ax.errorbar([cost], [e.estimate], yerr=[[e.estimate - e.low], [e.high - e.estimate]], fmt="o",
+                    color=colour, ecolor=colour, capsize=3, markersize=6, mfc="white" if aside else colour)
+        ax.annotate(name, (cost, e.estimate), textcoords="offset points", xytext=(6, 4), fontsize=8, color=colour)
+    ax.axhline(0.0, color="#999999", lw=1, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"{ylabel}\n(bars: 95% interval, {unit}s resampled)")
+    ax.margins(x=0.15)
+    if title:
+        ax.set_title("\n".join(textwrap.wrap(title, 70)), fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig, ax

@@ -96,6 +96,7 @@ def play_table(
     progress: Callable[[int], None] | None = None,
     label: str = "",
     out: Path | str | None = None,
+    allow_clairvoyant: bool = False,
 ) -> pl.DataFrame:
     """Rows of games ``first_game ..`` played once per rotation of ``seated`` through the seats.
 
@@ -106,6 +107,8 @@ def play_table(
     whatever its seat. With ``out``, rotation ``k`` is written to the results
     dataset ``out/rotation-k`` (:func:`sim.simulate`'s ``out``: games already
     there are not played again) and the rows are read back from it.
+    ``allow_clairvoyant`` seats a strategy that sees the hidden cards
+    (:func:`sim.simulate`'s): the strength ladder's ceiling, and only there.
     """
     n = len(seated)
     seated = [strategy_lib.get(s) for s in seated]
@@ -123,11 +126,11 @@ def play_table(
         elif out is not None:
             folder = Path(out) / f"rotation-{k}"
             sim.simulate(ruleset, order, n_games=n_games, seed=seed, workers=workers, progress=progress,
-                         first_game=first_game, out=folder)
+                         first_game=first_game, out=folder, allow_clairvoyant=allow_clairvoyant)
             df = dataset_rows(folder).filter(pl.col("game").is_between(first_game, first_game + n_games - 1))
         else:
             df = sim.simulate(ruleset, order, n_games=n_games, seed=seed, workers=workers, progress=progress,
-                              first_game=first_game)
+                              first_game=first_game, allow_clairvoyant=allow_clairvoyant)
         frames.append(_rotation_rows(df, k, n, label))
     return pl.concat(frames)
 

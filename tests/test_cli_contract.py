@@ -218,6 +218,14 @@ CASES = [
     (["simulate", "--workers", "-1"], 2, ["--workers"]),
     (["simulate", "--strategies", "greedy,greedy", "--games", "2", "--workers", "1", "--quiet", "--out", "foreign"],
      1, ["foreign"]),
+    (["simulate", "--strategies", "ceiling,greedy", "--out", "games"], 2,
+     ["--strategies 'ceiling'", "sees the hidden cards", "rami ladder"]),
+    # ladder (tests/test_ladder.py has the rest)
+    (["ladder", "random", "--out", "ladder"], 2, ["PLAYERS 'random'", "at least 2 players"]),
+    (["ladder", "random,greedy", "--games", "1", "--out", "ladder"], 2, ["--games"]),
+    (["ladder", "random,greedy,random", "--out", "ladder"], 2, ["PLAYERS", "listed twice"]),
+    (["ladder", "random,greedy", "--reference", "ceiling"], 2, ["--reference 'ceiling'"]),
+    (["ladder", "random,greedy", "--quiet", "--out", "foreign"], 1, ["foreign"]),
 ]
 
 

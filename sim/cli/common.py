@@ -401,14 +401,29 @@ def _is_module_path(item: str) -> bool:
     return bool(colon) and head not in strategies.STRATEGIES and "=" not in tail
 
 
-def seat_strategies(text: str) -> list[str]:
+SEES_HIDDEN_CARDS = "sees the hidden cards (the other hands and the stock), so only `rami ladder` seats it, as its ceiling"
+"""Why a clairvoyant strategy (``ceiling``) is refused by every command but ``rami ladder``."""
+
+
+def refuse_clairvoyant(specs: list[str], what: str = "--strategies") -> None:
+    """A :class:`BadValue` naming ``what`` when one of ``specs`` sees the hidden cards (the ladder's ceiling)."""
+    import strategies
+
+    for spec in specs:
+        if strategies.clairvoyant(spec):
+            raise BadValue(f"{what} {spec!r}: {strategies.get(spec).name} {SEES_HIDDEN_CARDS}")
+
+
+def seat_strategies(text: str, allow_clairvoyant: bool = False) -> list[str]:
     """One strategy per seat from ``--strategies``, each checked.
 
     Items are comma separated; an item ``name=value`` (no strategy name has
     ``=``) continues the parameters of the strategy before it, so
     ``"greedy:jokers=2,open_extra=10,random"`` is two seats. An item
     ``module.path:Name`` imports a user strategy (a
-    :class:`strategies.user.PythonPolicy`). An empty item is refused.
+    :class:`strategies.user.PythonPolicy`). An empty item is refused, and so
+    is a strategy that sees the hidden cards unless ``allow_clairvoyant``
+    (``rami ladder`` alone seats its ceiling).
     """
     import strategies
 
@@ -432,6 +447,8 @@ def seat_strategies(text: str) -> list[str]:
             strategies.get(spec)
         except ValueError as exc:
             raise BadValue(f"--strategies: {exc}") from None
+    if not allow_clairvoyant:
+        refuse_clairvoyant(seats)
     return seats
 
 

@@ -17,6 +17,7 @@ from sim.cli.common import (
     in_option_words,
     made_folder,
     main,
+    refuse_clairvoyant,
     seed_option_for,
 )
 
@@ -256,6 +257,8 @@ def check_study(file: str, quick: bool, games: int | None, out: str | None):
         study = study_lib.read_study(file)
     except ValueError as exc:
         raise BadValue(str(exc)) from None
+    refuse_clairvoyant(sorted({s for cell in study.cells() for arm in study.arms_of(cell) for s in arm.strategies}),
+                       f"FILE {file}: arm strategy")
     experiment = study_lib.experiment_of(study)
     out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
     check_output_folder(out, _edition, "an edition of `rami report`")
