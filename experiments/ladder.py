@@ -81,7 +81,7 @@ UNIT = "deal"
 """The resampling unit: a deal (a game index) with all its rotations."""
 SETTINGS_FILE = "ladder.json"
 """The settings of a ladder written to its folder: a later run with the same ones resumes it."""
-CEILING_WORDS = "the ceiling: sees the hidden cards, so it is what knowing them is worth, not a player"
+CEILING_WORDS = "sees the hidden cards: the ceiling, what knowing them is worth, no player (it takes no rank)"
 """How the ladder labels a clairvoyant entry wherever it is shown."""
 HEURISTIC_TIMING_GAMES = 100
 """Games of the timing pass per timing game asked for, for a player that does not search: such a game costs
@@ -335,7 +335,7 @@ class LadderResult:
         for x in self.rungs:
             rank += 0 if x.ceiling else 1
             mark = "-" if x.ceiling else str(rank)
-            name = x.name + (" (reference)" if x.reference else " (ceiling)" if x.ceiling else "")
+            name = _label(x)
             t = self.timing.get(x.name)
             lines.append(f"{mark:3} {name:30} {_signed(x.gain):30} {_rating_text(x):26} "
                          f"{_percent(x.wins):22} {_seconds(t.per_turn) if t else 'n/a'}")
@@ -343,7 +343,7 @@ class LadderResult:
                      "the same seat of the same deals, higher is better; rating: log odds of finishing ahead of "
                      f"each {self.reference} seat at its table (x: odds e^x to 1; {self.reference} is 0)")
         if any(x.ceiling for x in self.rungs):
-            lines.append(f"ceiling: {CEILING_WORDS}; it is ranked with no player")
+            lines += [f"{x.name}: {CEILING_WORDS}" for x in self.rungs if x.ceiling]
         lines += [f"{x.name}: {_unbounded_words(x)}" for x in self.rungs if x.unbounded]
         if self.timing:
             lines.append("CPU/turn: CPU time of the seat per turn it began, measured apart on this machine "
@@ -382,12 +382,11 @@ class LadderResult:
             rank += 0 if x.ceiling else 1
             t = self.timing.get(x.name)
             rows.append(["—" if x.ceiling else str(rank),
-                         x.name + (" (reference)" if x.reference else " (ceiling: sees the hidden cards)"
-                                   if x.ceiling else ""),
+                         _label(x) + (": sees the hidden cards" if x.ceiling else ""),
                          _signed(x.gain), _rating_text(x), _percent(x.wins),
                          _seconds(t.per_turn) if t else "n/a",
                          _seconds(t.per_decision) if t and t.per_decision else "n/a"])
-        notes = [_unbounded_words(x) and f"{x.name}: {_unbounded_words(x)}." for x in self.rungs if x.unbounded]
+        notes = [f"{x.name}: {_unbounded_words(x)}." for x in self.rungs if x.unbounded]
         blocks = [
             ("h1", self.title()),
             ("p", f"Each player sits at one seat of a {r.game} table of {r.players}, the other {r.players - 1} seats "
@@ -404,9 +403,9 @@ class LadderResult:
                   "Bradley–Terry fit over every game's finishing comparisons of the player with each reference "
                   f"seat (a tie counts half), {self.reference} anchored at 0; a rating x means odds e^x to 1 of "
                   f"finishing ahead of each {self.reference} seat at the player's table. "
-                  + " ".join(n for n in notes if n)),
+                  + " ".join(notes)),
             ("fig", "strength", f"Strength against CPU per turn of the seat, {r.game}"),
-            ("p", f"The ceiling ({CEILING_WORDS}) is drawn apart and ranked with no player. CPU times are this "
+            ("p", f"The ceiling {CEILING_WORDS}; the figure draws it apart (hollow). CPU times are this "
                   "machine's, measured apart from the games (one game at a time on one thread): they are no "
                   "result, and another machine or a busier one gives others."),
             ("h2", "How it was measured"),
@@ -418,6 +417,15 @@ class LadderResult:
         if self.command:
             blocks += [("h2", "Reproduce"), ("pre", self.command)]
         return blocks
+
+
+def _label(r: Rung) -> str:
+    """The entry's name as the ladder shows it: the reference and the ceiling say so."""
+    if r.reference:
+        return f"{r.name} (reference)"
+    if r.ceiling:
+        return r.name if r.name.startswith("ceiling") else f"{r.name} (ceiling)"
+    return r.name
 
 
 def _role(r: Rung) -> str:
@@ -456,7 +464,7 @@ def _seconds(s: float | None) -> str:
 # ------------------------------------------------------------------ plots
 def strength_figure(result: LadderResult) -> Figure:
     """The ladder's figure: strength against CPU per turn (log axis), or the strengths alone if untimed."""
-    labels = [x.name + (" (ceiling)" if x.ceiling else "") for x in result.rungs]
+    labels = [_label(x) for x in result.rungs]
     gains = [x.gain for x in result.rungs]
     ylabel = (f"points per round against {result.reference}, same seat and deals\n"
               f"(higher is better; {result.ruleset.game})")
