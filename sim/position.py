@@ -539,7 +539,7 @@ class Position:
             # The searching seat's choice, as its game loop makes it: from the
             # cards the others are publicly known to hold, seeded by the game
             # and the decision.
-            from sim.rollouts import known_cards
+            from sim.rollouts import evidence_counts, known_cards
 
             seed, game = self._seed_game
             choices = np.zeros(self._st.act.shape[0] + 54, dtype=np.int64)
@@ -547,7 +547,7 @@ class Position:
             totals = np.zeros(E.MAX_SEATS, dtype=np.int64)
             totals[:len(self.totals)] = self.totals
             choice = S.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params, seat,
-                                       known_cards(self), np.zeros((E.MAX_SEATS, 53)), np.uint64(seed), game,
+                                       known_cards(self), evidence_counts(self), np.uint64(seed), game,
                                        self._search[seat], choice, choices,
                                        totals, rounds[seat], starts[seat], points_per_game[seat],
                                        np.zeros(E.N_TALLY, dtype=np.int64))

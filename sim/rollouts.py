@@ -161,6 +161,43 @@ def known_cards(position: Position) -> np.ndarray:
     return known
 
 
+def evidence_counts(position: Position) -> np.ndarray:
+    """``float64 (MAX_SEATS, 53)``: what each seat's throws and tops left for the stock said of its hand this round.
+
+    The counts a searching seat with ``infer`` above 0 weighs its re-deals
+    by, read from the round's events as its game loop notes them after each
+    decision (:func:`sim.engine.search.note_evidence`, the one rule): a
+    card thrown counts its partners; a draw from the stock counts the pile
+    top's partners when the table saw the top takeable
+    (:func:`sim.engine.search.could_take`: a pile, and the seat's opening
+    where the pile is taken only after it), then fades the seat's counts.
+    """
+    from sim.engine import position as K
+    from sim.engine import search as SK
+
+    evidence = np.zeros((MAX_SEATS, 53), dtype=np.float64)
+    pile: list[int] = []
+    opened: set[int] = set()
+    after_opening = position.ruleset.discard_take == "only_after_opening"
+    for e in position.events:
+        t, seat = e["type"], e.get("seat")
+        if t == "deal":
+            pile = [int(c) for c in cardlib.parse(e["pile"])]
+        elif t == "restock":
+            pile = [int(c) for c in cardlib.parse(e["pile"])]
+        elif t == "open":
+            opened.add(seat)
+        elif t == "draw" and e["source"] == "stock":
+            takeable = bool(pile) and (not after_opening or seat in opened)
+            SK.note_evidence(seat, K.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
+        elif t == "draw" or t == "may_i":
+            pile.pop()
+        elif t == "discard":
+            SK.note_evidence(seat, K.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False, evidence)
+            pile.append(int(cardlib.parse(e["card"])[0]))
+    return evidence
+
+
 def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     """The position as trial ``trial`` of a belief rollout seeded ``seed`` re-deals it.
 

@@ -59,6 +59,10 @@ def test_look_quantiles_spend_five_percent_over_all_looks():
     ("rami51", SEATS),
     # greedy asks "Puis-je ?": cards taken out of turn are known too.
     ("contrat", ["search:trials=4", "greedy", "greedy", "search:trials=4,base=random"]),
+    # Inference: a position reads the others' throws and tops left from the trace as the game loop noted them.
+    ("rami51", ["search:trials=4,infer=1.5", "expert", "search:trials=4,infer=3,prune=2", "greedy"]),
+    ("contrat", ["search:trials=4,infer=2", "greedy", "expert"]),
+    ("basic", ["expert", "search:trials=4,infer=2", "random"]),
 ])
 def test_a_searching_game_replays_through_the_rules_and_through_positions(preset, seats):
     # The game loop tracks what each seat is known to hold from public facts;

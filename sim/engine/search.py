@@ -64,7 +64,7 @@ from sim.engine.round import deal_round, make_buffers, round_outcome
 from sim.engine.events import N_EV
 from sim.engine.rows import N_R, game_rows
 from sim.engine.state import (
-    G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, MAX_SEATS, N_G,
+    G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, MAX_SEATS, N_G, S_OPENED,
 )
 from sim.engine.turn import TURN_NEXT
 
@@ -136,17 +136,21 @@ was not in the hand those choices were made from."""
 
 
 @kernel
-def note_evidence(seat, phase, choice, top, take_legal, evidence):
+def note_evidence(seat, phase, choice, top, could_take, evidence):
     """Add to ``evidence[seat]`` what ``seat``'s choice in ``phase`` says of its hand (public facts only).
 
     The base strategies keep the cards close to their melds and take the
     pile's top when it completes or builds one, so a card thrown (a
-    ``PH_DISCARD`` ``choice``) or a legal pile top ``top`` passed up for
-    the stock (``PH_DRAW``, ``choice`` 0) makes its partners less likely
-    in the hand: one count for each partner (its rank in another suit, its
-    suit within two ranks: :data:`sim.engine.policies.FEED_PARTNERS`). A
-    draw from the stock fades the seat's counts (:data:`EVIDENCE_FADE`).
-    The searching seat weighs its re-deals by ``exp(-infer * count)``.
+    ``PH_DISCARD`` ``choice``) or a pile top ``top`` left for the stock
+    (``PH_DRAW``, ``choice`` 0) makes its partners less likely in the hand:
+    one count for each partner (its rank in another suit, its suit within
+    two ranks: :data:`sim.engine.policies.FEED_PARTNERS`). ``could_take``
+    is whether the rules let that seat take the top at all as far as the
+    table can tell (:func:`could_take`); whether its own hand could use the
+    card, which a must-use rule asks, is the seat's secret, so a top left
+    counts alike either way: both say the card completed nothing. A draw
+    from the stock fades the seat's counts (:data:`EVIDENCE_FADE`). The
+    searching seat weighs its re-deals by ``exp(-infer * count)``.
     """
     if phase == K.PH_DISCARD and choice < JOKER:
         partners = FEED_PARTNERS[choice]
@@ -154,13 +158,22 @@ def note_evidence(seat, phase, choice, top, take_legal, evidence):
             if partners & bit(c):
                 evidence[seat, c] += 1.0
     elif phase == K.PH_DRAW and choice == 0:
-        if take_legal and 0 <= top < JOKER:
+        if could_take and 0 <= top < JOKER:
             partners = FEED_PARTNERS[top]
             for c in range(JOKER):
                 if partners & bit(c):
                     evidence[seat, c] += 1.0
         for c in range(JOKER + 1):
             evidence[seat, c] *= EVIDENCE_FADE
+
+
+@kernel
+def could_take(rules, st, g, seat):
+    """Whether, as the table sees it, ``seat`` may take the pile's top now: a pile, and its opening made where
+    the rules take the pile only after it (the rest of the take check reads the seat's hand)."""
+    if g[G_PILE] == 0:
+        return False
+    return rules.discard_take != P.TAKE_AFTER_OPENING or st.seats[seat, S_OPENED] == 1
 
 
 @kernel
@@ -354,11 +367,12 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
                                      points_per_game[j], tally)
         for c in range(53):
             before[c] = held(st, seat, c)
+        # Read before the choice is played: the top a draw leaves or takes, and whether the table saw it takeable.
         top = st.pile[g[G_PILE] - 1] if g[G_PILE] > 0 else -1
-        take_legal = ts[K.TS_TAKE_LEGAL]
+        takeable = could_take(rules, st, g, seat)
         K.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
         note_public(rules, st, seat, phase, choice, took, before, known)
-        note_evidence(seat, phase, choice, top, take_legal, evidence)
+        note_evidence(seat, phase, choice, top, takeable, evidence)
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
     return round_outcome(rules, g, ev, st, ts[K.TS_STATUS], seat)
 
