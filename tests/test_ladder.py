@@ -175,6 +175,8 @@ BAD = [
     (["tournament", "ceiling,expert"], "STRATEGIES 'ceiling': ceiling sees the hidden cards"),
     (["simulate", "--strategies", "ceiling,expert", "--out", "games"], "--strategies 'ceiling'"),
     (["tune", "ceiling", "--param", "trials=2:8"], "START 'ceiling'"),
+    (["experiment", "run", "bot_losses", "--set", "strategies=expert,ceiling:trials=2"],
+     "--set strategies 'ceiling:trials=2'"),
 ]
 
 

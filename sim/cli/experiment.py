@@ -105,6 +105,21 @@ def _bar(quiet: bool):
     return bar, update
 
 
+def _refuse_clairvoyant_settings(settings: tuple[str, ...]) -> None:
+    """Refuse a ``--set`` value naming a strategy that sees the hidden cards (a config key of strategies)."""
+    import strategies
+
+    for item in settings:
+        key, _, text = item.partition("=")
+        for word in (w.strip() for w in text.split(",")):
+            try:
+                sees = strategies.clairvoyant(word)
+            except (ValueError, TypeError, OSError):
+                continue  # not a strategy: a value of another kind
+            if sees:
+                refuse_clairvoyant([word], f"--set {key.strip()}")
+
+
 def check_run(name: str, games: int | None, precision: float | None, seed: int, settings: tuple[str, ...],
               out: str | None):
     """Every check of ``rami experiment run`` made before anything is written or played.
@@ -136,6 +151,7 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
             config = config.replace(precision=precision, games=first)
     if getattr(config, "precision", None) is not None and config.precision < PRECISION_MIN:
         raise bad_value("--set precision=", config.precision, f"at least {PRECISION_MIN}")
+    _refuse_clairvoyant_settings(settings)
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
     if not design.data_fits(out / design.DATA, experiment, config):
