@@ -26,6 +26,7 @@ by the very engine function the compiled strategies read.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -40,7 +41,7 @@ from sim.engine import melds as M
 from sim.engine import play as E
 from sim.engine import position as K
 from sim.engine import search as S
-from sim.engine.hand import hand_codes
+from sim.engine.hand import hand_codes, hand_words
 from sim.engine.layout import (
     A_P1,
     A_P2,
@@ -54,23 +55,53 @@ from sim.engine.layout import (
     ACT_RECOVER,
     ACT_STOP,
     N_VIEW,
+    PUB_OPENED,
+    PUB_PILE,
+    PUB_TABLE,
     PUB_TOOK,
+    V_THRESHOLD,
 )
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_PYTHON
 from sim.engine.state import (
+    G_ACCEPT,
+    G_ACCEPT_JOKER,
     G_DETERMINISTIC,
     G_FIRST,
+    G_LAST_OPEN,
     G_MELDS,
     G_NEV,
+    G_NFLIPS,
     G_OVERFLOW,
     G_PILE,
+    G_RECOVERING,
+    G_RESTOCKS,
     G_ROUND,
     G_STOCK,
     G_TRACE,
     G_TURN,
+    MAX_MELDS,
     N_G,
+    S_FIRST_LAY,
+    S_NO_OPEN,
+    S_OPEN_TURN,
     S_OPENED,
+    S_TAKES,
+    S_TURNS,
+)
+from sim.engine.table import table_changed
+from sim.seat_view import (
+    SeatView,
+    StartMeld,
+    TableMeld,
+    TurnStart,
+    ViewError,
+    format_view,
+    from_json,
+    parse_view,
+    read_move,
+    rules_of,
+    turn_start,
 )
 from sim.trace import events_to_dicts, meld_cards
 
@@ -124,6 +155,180 @@ def _text(code: int) -> str:
     return cardlib.Card(int(code)).text()
 
 
+class _Watcher(NamedTuple):
+    """A round's events seen from one seat: what :func:`sim.rollouts.known_cards` reads of a position, for a
+    seat that need not be the one deciding (its own cards are not listed as known)."""
+
+    events: list[dict[str, Any]]
+    seat: int
+
+
+def _turn_moves(events: Sequence[dict[str, Any]], seat: int) -> list[str]:
+    """The moves of the turn under way, from its events, as ``seat`` sees them (the notation's ``moves``)."""
+    moves = []
+    i = 0
+    while i < len(events):
+        e = events[i]
+        t = e["type"]
+        if t == "draw":
+            if e["source"] == "discard":
+                moves.append(f"took {e['card']}")
+            else:
+                moves.append("drew" + (f" {e['card']}" if e["seat"] == seat else ""))
+        elif t == "may_i":
+            moves.append(f"{e['seat']} asks {e['card']}")
+        elif t == "open":
+            moves.append("open " + " + ".join(m["cards"] for m in e["melds"]))
+        elif t == "meld":
+            moves.append("meld " + e["cards"])
+        elif t == "add":
+            moves.append(f"add {e['card']} to {e['id']}" + (f" {e['end']}" if e["end"] else ""))
+        elif t == "recover":
+            # The joker taken back is laid again by the very next event: one choice.
+            nxt = events[i + 1]
+            head = f"recover {e['card']} from {e['id']}, "
+            if nxt["type"] == "meld":
+                moves.append(head + "meld " + nxt["cards"])
+            else:
+                moves.append(head + f"joker to {nxt['id']}" + (f" {nxt['end']}" if nxt["end"] else ""))
+            i += 1
+        i += 1
+    return moves
+
+
+def _choice_text(position: "Position", move: str, index: int, fail: Any) -> str:
+    """The legal choice a laying move of a view names (its cards written as the choices write them)."""
+    texts = [t for t, _ in position.choice_codes()]
+    if move in texts:
+        return move
+    legal = ", ".join(texts) or "none"
+    raise fail(index, f"not a legal laying here; legal: {legal}")
+
+
+def _inert(hand: list[int], pool: list[int], k: int, r: rules_lib.Ruleset) -> list[int]:
+    """``k`` cards of ``pool`` that make no meld with ``hand`` nor with each other where the pool has them
+    (no joker, no card of a rank held, none of a suit held within a run's reach), the rest in code order."""
+    held = [cardlib.Card(c) for c in hand if c != int(cardlib.JOKER)]
+    chosen: list[int] = []
+    reach = r.min_run - 1
+
+    def near(a: cardlib.Card, b: cardlib.Card) -> bool:
+        if a.rank == b.rank:
+            return True
+        if a.suit != b.suit:
+            return False
+        gap = abs(a.rank - b.rank)
+        if r.ace_high and 1 in (a.rank, b.rank):
+            gap = min(gap, 14 - max(a.rank, b.rank))
+        return gap <= reach
+
+    for c in pool:
+        if len(chosen) == k:
+            break
+        if c == int(cardlib.JOKER):
+            continue
+        card = cardlib.Card(c)
+        if any(near(card, h) for h in held):
+            continue
+        chosen.append(c)
+        held.append(card)
+    rest = Counter(pool)
+    rest.subtract(chosen)
+    return chosen + sorted(rest.elements())[: k - len(chosen)]
+
+
+def _companions(view: SeatView, r: rules_lib.Ruleset, start: TurnStart, card: int) -> Counter:
+    """Unseen cards with which the mover can lay ``card``, the pile's top it took (``must_use``): two more of
+    its meld, then, before the mover has opened, sets of high cards until the hand reaches the threshold."""
+    seen = Counter(start.hand) + Counter(start.pile) + sum(start.needs, Counter()) + Counter([card])
+    for meld in start.table:
+        seen.update(int(c) if i != meld.joker else int(cardlib.JOKER) for i, c in enumerate(meld.cards))
+    left = Counter(int(c) for c in cardlib.deck(r.decks, r.n_jokers)) - seen
+    c = cardlib.Card(card)
+    options = []
+    if not c.is_joker:
+        others = [cardlib.card(c.rank, s) for s in range(4) if s != c.suit and left[int(cardlib.card(c.rank, s))]]
+        if len(others) >= 2:
+            options.append([int(x) for x in others[:2]])
+        for low in range(max(1, c.rank - r.min_run + 1), c.rank + 1):
+            run = [int(cardlib.card(p if p <= 13 else 1, c.suit)) for p in range(low, low + r.min_run)
+                   if p != c.rank and p <= (14 if r.ace_high else 13)]
+            if len(run) == r.min_run - 1 and all(left[x] for x in run):
+                options.append(run)
+                break
+    chosen = Counter(options[0]) if options else Counter()
+    if view.mover not in start.opened and r.game == "rami51" and chosen:
+        hand = Counter(start.needs[view.mover]) + chosen + Counter([card])
+        for rank in (13, 12, 11, 10, 1, 9, 8):
+            if rules_lib.best_opening(sorted(hand.elements()), r) >= view.threshold_now(r) \
+                    or sum(hand.values()) + 3 > start.sizes[view.mover] + 1:
+                break
+            trio = [int(cardlib.card(rank, s)) for s in range(4) if left[int(cardlib.card(rank, s))] > chosen[
+                int(cardlib.card(rank, s))]][:3]
+            if len(trio) == 3:
+                chosen.update(trio)
+                hand.update(trio)
+    return chosen
+
+
+def _could_open(hand: list[int], r: rules_lib.Ruleset, rnd: int, threshold: int | None) -> bool:
+    """Whether ``hand`` could open now by the rules reference (contrat: lay its contract; basic: any meld)."""
+    if r.game == "contrat":
+        return rules_lib.meets_contract(hand, rules_lib.contract_deal(rnd), r)
+    if r.game == "basic" or (r.lay_all_ignores_opening and rules_lib.max_melded_cards(hand, r) >= len(hand) - 1):
+        return bool(rules_lib.candidate_melds(hand, r))
+    need = threshold if threshold is not None else r.open_threshold
+    return rules_lib.best_opening(hand, r) >= max(need, 1)
+
+
+def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
+    """A table meld as the engine's meld row (``sim.engine.melds``'s ``I_*`` columns)."""
+    from sim.rules.melds import rank_value
+
+    row = np.zeros(M.N_INFO, dtype=np.int32)
+    jokers = 1 if meld.joker >= 0 else 0
+    positions = meld.positions()
+    if meld.kind == "run":
+        row[M.I_KIND], row[M.I_KEY] = M.KIND_RUN, meld.cards[0].suit
+        row[M.I_START], row[M.I_END] = positions[0], positions[-1]
+        row[M.I_JPOS] = positions[meld.joker] if jokers else 0
+        row[M.I_POINTS] = sum(rank_value(p) for p in positions)
+    else:
+        rank = meld.cards[0].rank
+        suits = 0
+        for i, c in enumerate(meld.cards):
+            if i != meld.joker:
+                suits |= 1 << c.suit
+        row[M.I_KIND], row[M.I_KEY], row[M.I_START], row[M.I_END] = M.KIND_SET, rank, suits, 0
+        row[M.I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
+        row[M.I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
+    row[M.I_SIZE], row[M.I_JOKER] = len(meld.cards), jokers
+    return row
+
+
+def _check_built(view: SeatView, built: SeatView) -> None:
+    """Refuse a view whose engine position shows the seat something else than the view: the first section that
+    differs is named (a pile partly remembered, and a draw whose card was not named, are the view's own)."""
+    import dataclasses
+
+    expected = view
+    if view.pile_unseen:
+        shown = cardlib.parse(built.pile)
+        kept = len(cardlib.parse(view.pile))
+        built = dataclasses.replace(built, pile=cardlib.format(shown[len(shown) - kept:] if kept else []),
+                                    pile_unseen=len(shown) - kept)
+    if len(built.moves) == len(view.moves):
+        # "drew" without its card: the engine drew one of the seat's cards for it.
+        built = dataclasses.replace(built, moves=tuple(
+            w if (b.startswith("drew ") and w == "drew") else b for b, w in zip(built.moves, view.moves)))
+    for f in dataclasses.fields(SeatView):
+        if getattr(built, f.name) != getattr(expected, f.name):
+            section = {"hand_sizes": "hands", "pile_unseen": "pile", "restocks": "stock", "asked": "decision",
+                       "overrides": "rules"}.get(f.name, f.name)
+            raise ViewError(f"{section}: the view cannot happen: played out, its {f.name} is "
+                            f"{getattr(built, f.name)!r}, not {getattr(expected, f.name)!r}", section=section)
+
+
 class KernelState(NamedTuple):
     """What the kernels read of a :class:`Position` (:meth:`Position.kernel_state`).
 
@@ -160,6 +365,8 @@ class Position:
             state, g, policy_rng, deck_rng, ts, ev)
         self.totals = tuple(int(t) for t in totals)
         self._ws = M.workspace()
+        # Events that only state what a view said (a position read by from_view), before the turn's moves.
+        self._prologue = 0
 
     # ------------------------------------------------------------ making one
 
@@ -425,13 +632,310 @@ class Position:
             opened=tuple(bool(x) for x in st.seats[:n, S_OPENED]), stock_size=int(g[G_STOCK]), view=view, pub=pub,
         )
 
-    # -------------------------------------------------------------- playing
+    # ---------------------------------------------------------- seat views
+
+    def view(self, seat: int | None = None) -> SeatView:
+        """What ``seat`` (default: the seat that decides) sees now, as the notation of :mod:`sim.seat_view`.
+
+        Written from the public facts and the seat's own hand only: the
+        hands' sizes, the table, the pile, the stock's size, who has opened
+        and laid, the cards each seat took from the pile, the cards each
+        other seat is publicly known to hold (as the belief rollouts keep
+        them, :func:`sim.rollouts.known_cards`), the totals, and the moves
+        of the turn under way (the card the mover drew from the stock only
+        in the mover's own view). :func:`sim.seat_view.format_view` writes
+        it as text.
+        """
+        n = self.ruleset.players
+        seat = self.seat if seat is None else seat
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
+        seat = int(seat)
+        from sim.rollouts import known_cards
+
+        st, g = self._st, self._g
+        preset, overrides = rules_of(self.ruleset)
+        table = []
+        for m in range(int(g[G_MELDS])):
+            info = st.table[m]
+            text, stands = meld_cards(int(info[M.I_KIND]), int(info[M.I_KEY]), int(info[M.I_START]),
+                                      int(info[M.I_END]), int(info[M.I_JPOS]), int(info[M.I_JOKER]))
+            table.append(TableMeld(int(st.owner[m]), text, stands))
+        events = self.events
+        # The turn under way began after the last discard (or the deal, or what a view stated).
+        begun = max([i + 1 for i, e in enumerate(events) if e["type"] in ("discard", "deal")] + [self._prologue])
+        mover, turn = self.mover, self.turn
+        # The belief rollouts' owner of the cards known held, asked from this seat's side of the table.
+        known = known_cards(_Watcher(events, seat))
+        laid = tuple(s for s in range(n) if 0 <= st.seats[s, S_FIRST_LAY] and not (
+            s == mover and st.seats[s, S_FIRST_LAY] == turn and self.decision != "draw"))
+        threshold = None
+        if self.ruleset.open_threshold_rises:
+            threshold = int(self.observe(seat).view[V_THRESHOLD])
+        return SeatView(
+            rules=preset, overrides=overrides, players=n, round=self.round, turn=turn, seat=seat, mover=mover,
+            decision=self.decision, asked=self.seat if self.decision == "may_i" else None, hand=self.hand(seat),
+            hand_sizes=tuple(int(x) for x in st.h_n[:n]), table=tuple(table),
+            pile=cardlib.format(int(c) for c in st.pile[: g[G_PILE]]), pile_unseen=0, stock=int(g[G_STOCK]),
+            restocks=int(g[G_RESTOCKS]), opened=tuple(s for s in range(n) if st.seats[s, S_OPENED]), laid=laid,
+            threshold=threshold,
+            took=tuple(cardlib.format(c for c in range(53) for _ in range(int(st.pub[PUB_TOOK + s, c])))
+                       for s in range(n)),
+            known=tuple("" if s == seat else cardlib.format(c for c in range(53) for _ in range(int(known[s, c])))
+                        for s in range(n)),
+            totals=self.totals, moves=tuple(_turn_moves(events[begun:], seat)),
+        )
+
+    @classmethod
+    def from_view(cls, view: SeatView | str | dict[str, Any],
+                  strategies: Sequence[str | strategy_lib.Strategy] | None = None) -> "Position":
+        """An engine position that ``view`` (a :class:`SeatView`, its text or its JSON form) describes.
+
+        What the seat sees is as the view says; every card it cannot see
+        (the other hands beyond the cards they are known to hold, the
+        stock, the pile under the cards remembered) is dealt in code order,
+        one consistent assignment among many: belief rollouts
+        (:func:`sim.rollout`) deal all of those again at every trial. The
+        turn under way is played again from its start by the engine, move by
+        move, so the position stands at the decision the view names, with
+        every fact of the turn (the card taken, a joker still to lay) the
+        engine keeps. ``strategies``: one per seat, default ``expert``.
+
+        ``Position.from_view(p.view(s)).view(s) == p.view(s)`` for every
+        position ``p`` of the lab and seat ``s``. The position's events begin
+        with one ``draw`` from the pile for each card a seat was known to
+        hold when the turn began (the facts the view states, which
+        :func:`sim.rollouts.known_cards` reads), then the turn's moves.
+
+        Raises
+        ------
+        ViewError
+            The view cannot be read or cannot happen: ``line`` and
+            ``column`` locate the fault in its text; a view that is over has
+            no decision to stand at.
+        """
+        text = view if isinstance(view, str) else None
+        try:
+            if isinstance(view, str):
+                view = parse_view(view)
+            elif isinstance(view, dict):
+                view = from_json(view)
+            elif isinstance(view, SeatView):
+                text = format_view(view)
+                view = parse_view(text)
+            else:
+                raise TypeError(f"a view is a SeatView, its text or its JSON form, got {type(view).__name__}")
+            if view.decision == "over":
+                raise ViewError("decision: the round is over: there is no decision to stand at",
+                                section="decision")
+            r = view.ruleset()
+            names = ["expert"] * r.players if strategies is None else list(strategies)
+            if len(names) != r.players:
+                raise ValueError(f"{len(names)} strategies for the view's {r.players} players")
+            _, chosen = resolve(r, names)
+            start = turn_start(view)
+            position = cls._dealt_at_turn_start(view, r, chosen, start)
+            position = position._replay_turn(view)
+            built = position.view(view.seat)
+            _check_built(view, built)
+        except ViewError as exc:
+            raise exc.located(text) if text is not None else exc from None
+        return position
+
+    @classmethod
+    def _dealt_at_turn_start(cls, view: SeatView, r: rules_lib.Ruleset, chosen: Sequence[strategy_lib.Strategy],
+                             start: TurnStart) -> "Position":
+        """The round when the view's turn began, every unseen card dealt in code order, stopped at the
+        turn's first decision."""
+        n = r.players
+        deck = Counter(int(c) for c in cardlib.deck(r.decks, r.n_jokers))
+        # The stock's top cards this turn drew (the mover's, then each "Puis-je ?" card): those the seat saw.
+        draws = start.draws if view.moves and read_move(view.moves[0])[0] == "drew" else []
+        if draws and draws[0] is None and start.opens:
+            # The mover opens after a stock draw the seat did not see: it is dealt a card of its opening's first
+            # meld. The engine starts the opening search of a hand that could not open from the card drawn,
+            # and that card's meld comes first, as the table shows it.
+            first_meld = next(m for m in view.moves if m.startswith("open ")).split(" + ")[0].split()[1:]
+            card = next(int(c) for c in cardlib.parse(" ".join(t for t in first_meld if t != "★")))
+            if start.needs[view.mover][card] > start.known[view.mover][card]:
+                start.needs[view.mover][card] -= 1
+                draws = [card, *draws[1:]]
+        taken = read_move(view.moves[0])[1][0] if view.moves and read_move(view.moves[0])[0] == "took" else None
+        if taken is not None and view.mover != view.seat and r.discard_take == "must_use" and not start.lays:
+            # The mover took the pile's top and must lay it in this turn: its unseen cards must let it.
+            start.needs[view.mover] += _companions(view, r, start, int(cardlib.parse(taken)[0]))
+        placed = Counter(start.hand) + Counter(start.pile)
+        for meld in start.table:
+            placed.update(int(c) if i != meld.joker else int(cardlib.JOKER) for i, c in enumerate(meld.cards))
+        for s in range(n):
+            if s != view.seat:
+                placed += start.needs[s]
+        known_draws = [c for c in draws if c is not None]
+        placed.update(known_draws)
+        over = placed - deck
+        if over:
+            code = min(over)
+            raise ViewError(f"hands: the view places {placed[code]} of {cardlib.Card(code)}, and the deck holds "
+                            f"{deck[code]}", section="hand")
+        pool = sorted((deck - placed).elements())
+        hands: list[list[int]] = [[] for _ in range(n)]
+        for s in range(n):
+            if s == view.seat:
+                hands[s] = list(start.hand)
+                continue
+            hands[s] = sorted(start.needs[s].elements())
+            missing = start.sizes[s] - len(hands[s])
+            if missing < 0:
+                raise ViewError(f"hands: seat {s} holds fewer cards than it laid and is known to hold",
+                                section="hands")
+            # A mover that lays this turn is dealt cards that make no meld with its hand, where the pool
+            # allows: the engine lists one opening per hand, and it must list the one the moves play.
+            chosen_cards = _inert(hands[s], pool, missing, r) if s == view.mover and start.lays else pool[:missing]
+            hands[s] += chosen_cards
+            left = Counter(pool)
+            left.subtract(chosen_cards)
+            pool = sorted(left.elements())
+        if len(start.hand) != start.sizes[view.seat]:
+            raise ViewError(f"hand: seat {view.seat}'s hand before this turn's moves does not hold its size",
+                            section="hand")
+        stock_size = view.stock + len(draws)
+        need = view.pile_unseen + stock_size - len(known_draws)
+        if len(pool) != need:
+            raise ViewError(f"stock: the cards do not add up to the deck ({len(pool)} unseen cards for "
+                            f"{need} places)", section="stock")
+        # The unseen cards the turn drew, dealt first: the mover's card makes no meld with its hand when it lays.
+        on_top = []
+        for i, c in enumerate(draws):
+            if c is None:
+                c = _inert(hands[view.mover], pool, 1, r)[0] if i == 0 and start.lays else pool[0]
+                pool.remove(c)
+            on_top.append(c)
+        pile = pool[:view.pile_unseen] + start.pile
+        # The stock is drawn from its last slot: the cards drawn this turn lie on top, the first drawn last.
+        stock = pool[view.pile_unseen:] + list(reversed(on_top))
+
+        position = cls._start(r, chosen, 0, 0, view.round, np.zeros(0, dtype=np.int64), view.totals)
+        st, g = position._st, position._g
+        g[G_NEV] = 0  # the deal dealt another round: its events are not this one's
+        first = (view.mover - view.turn) % n
+        g[G_FIRST], g[G_TURN], g[G_RESTOCKS] = first, view.turn, view.restocks
+        g[G_LAST_OPEN] = 0
+        if r.open_threshold_rises and not start.opens and view.threshold is not None \
+                and view.threshold > r.open_threshold:
+            g[G_LAST_OPEN] = view.threshold - 1
+        g[G_NFLIPS] = 0
+        g[G_DETERMINISTIC] = 0  # a position typed by hand proves no cycle
+        st.seats[:, :] = 0
+        st.pub[:, :] = 0
+        for s in range(n):
+            lo, hi, jk = hand_words(hands[s])
+            st.h_lo[s], st.h_hi[s], st.h_jk[s], st.h_n[s] = lo, hi, jk, len(hands[s])
+            st.seats[s, S_OPEN_TURN] = -1
+            st.seats[s, S_FIRST_LAY] = -1
+            # Turns the seat has begun: those of the round's turns that were its own.
+            st.seats[s, S_TURNS] = sum(1 for t in range(view.turn) if (first + t) % n == s)
+            if s in start.opened:
+                st.seats[s, S_OPENED] = 1
+                st.seats[s, S_OPEN_TURN] = 0
+                st.pub[PUB_OPENED, s] = 1
+            if s in view.laid:
+                st.seats[s, S_FIRST_LAY] = view.turn - 1
+            if s == view.mover and s not in start.opened and st.seats[s, S_TURNS] > 0 \
+                    and not _could_open(hands[s], r, view.round, view.threshold if not start.opens else None):
+                # What the engine remembers of a seat that could not open at its last turn, and which makes
+                # its opening search start from the card it draws (which may order that opening's melds).
+                st.seats[s, S_NO_OPEN] = 1
+            for c, k in start.took[s].items():
+                st.pub[PUB_TOOK + s, c] = k
+            st.seats[s, S_TAKES] = sum(start.took[s].values())
+        if len(start.table) > MAX_MELDS:
+            raise ViewError(f"table: {len(start.table)} melds, more than the engine's {MAX_MELDS}", section="table")
+        for m, meld in enumerate(start.table):
+            st.table[m, :] = _meld_row(meld, r)
+            st.owner[m] = meld.owner
+            for i, c in enumerate(meld.cards):
+                if i != meld.joker:
+                    st.pub[PUB_TABLE, int(c)] += 1
+            st.pub[PUB_TABLE, int(cardlib.JOKER)] += 1 if meld.joker >= 0 else 0
+        g[G_MELDS] = len(start.table)
+        g[G_ACCEPT] = g[G_ACCEPT_JOKER] = g[G_RECOVERING] = 0
+        table_changed(g, st.table, st.takes, position._kr, 0, -1, -1)
+        st.stock[: len(stock)] = stock
+        g[G_STOCK] = len(stock)
+        st.pile[: len(pile)] = pile
+        g[G_PILE] = len(pile)
+        for c in pile:
+            st.pub[PUB_PILE, c] += 1
+        position._ts = K.new_turn_state()
+        # The cards known held when the turn began, as the draws from the pile that make a card known.
+        rows = [(s, c) for s in range(n) if s != view.seat for c in sorted(start.known[s].elements())]
+        position._room()
+        while position._ev.shape[0] < len(rows) + 2 * K.EVENT_ROOM:
+            position._ev = np.zeros((position._ev.shape[0] * 2, E.N_EV), dtype=np.int32)
+        for i, (s, c) in enumerate(rows):
+            position._ev[i, :] = 0
+            position._ev[i, :5] = (E.EV_DRAW, view.round, s, 1, c)
+        g[G_NEV] = len(rows)
+        position._prologue = len(rows)
+        position._advance(-2)
+        return position
+
+    def _replay_turn(self, view: SeatView) -> "Position":
+        """Play the view's moves from the turn's first decision, up to the decision the view stands at."""
+        position = self
+        pending = list(enumerate(view.moves))
+        asks = {int(f[0]): i for i, (k, f) in ((i, read_move(m)) for i, m in pending) if k == "asks"}
+
+        def fail(i: int | None, message: str) -> ViewError:
+            if i is None:
+                return ViewError(f"decision: {message}", section="decision")
+            return ViewError(f"moves: {view.moves[i]!r}: {message}", section="moves", part=i)
+
+        def play(i: int | None, choice: str) -> "Position":
+            found = dict(position.choice_codes())
+            if choice not in found:
+                legal = ", ".join(found) or "none"
+                raise fail(i, f"not legal here ({position.decision} of seat {position.seat}); legal: {legal}")
+            return position.apply(choice)
+
+        while True:
+            decision, seat = position.decision, position.seat
+            if not pending and decision == view.decision and seat == view.deciding and position.mover == view.mover:
+                return position
+            if decision == "over":
+                raise fail(pending[0][0] if pending else None, "the round ends before the view's decision")
+            if decision == "may_i":
+                if pending and read_move(pending[0][1])[0] == "asks" and int(read_move(pending[0][1])[1][0]) == seat:
+                    i, _ = pending.pop(0)
+                    position = play(i, next(t for t, _ in position.choice_codes() if t.startswith("ask ")))
+                elif seat in asks and any(j == asks[seat] for j, _ in pending):
+                    raise fail(asks[seat], f"seat {seat} is asked before the moves before it are played")
+                else:
+                    position = play(None, "pass")
+                continue
+            if not pending:
+                if decision == "lay" and view.decision == "discard":
+                    position = play(None, "stop")
+                    continue
+                raise fail(None, f"the moves lead to seat {seat}'s {decision}, not to the view's "
+                                 f"{view.decision} of seat {view.deciding}")
+            i, move = pending.pop(0)
+            kind, f = read_move(move)
+            if decision == "draw" and kind == "took":
+                position = play(i, f"take {f[0]}")
+            elif decision == "draw" and kind == "drew":
+                position = play(i, "stock")
+            elif decision == "lay" and kind not in ("took", "drew", "asks"):
+                position = play(i, _choice_text(position, move, i, fail))
+            else:
+                raise fail(i, f"the engine stands at seat {seat}'s {decision} here")
 
     def copy(self) -> "Position":
         """An independent copy."""
         other = Position(self.ruleset, self.strategies, self._st.copy(), self._g.copy(), self._policy_rng.copy(),
                          self._deck_rng.copy(), self._ts.copy(), self._ev.copy(), self.totals)
         other._seed_game = self._seed_game
+        other._prologue = self._prologue
         return other
 
     def apply(self, choice: str) -> "Position":
