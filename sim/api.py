@@ -526,6 +526,7 @@ def search_effort(
     n_games: int = 4,
     seed: int = 1,
     first_game: int = 0,
+    allow_clairvoyant: bool = False,
 ) -> pl.DataFrame:
     """The work of a table's searching seats, game by game: what a search costs on this machine.
 
@@ -535,7 +536,8 @@ def search_effort(
     or more) and the playouts they played, with the thread's CPU time of the
     whole game. The counts are deterministic; the CPU time is not (it
     depends on the machine and on what else runs on it), so it belongs in
-    no result that is hashed or compared between runs.
+    no result that is hashed or compared between runs. ``allow_clairvoyant``
+    times the ladder's ceiling, as :func:`simulate` seats it.
 
     Returns
     -------
@@ -579,6 +581,7 @@ def play_traced(
     max_events: int = 2_000_000,
     deal: dict[str, Any] | None = None,
     rotate: bool = False,
+    allow_clairvoyant: bool = False,
 ) -> list[dict[str, Any]]:
     """Every event of game ``game`` of the simulation seeded ``seed`` (``docs/trace.md``).
 
@@ -588,8 +591,12 @@ def play_traced(
     "stock": "6♥ ...", "round": 0}`` in card notation, hands listed by seat
     (the round's first player is seat ``round mod players``; see
     :func:`scripted_deal`); the rounds before it are played as usual.
+    The ladder's ceiling is refused unless ``allow_clairvoyant`` (as
+    :func:`simulate`).
     """
     r, chosen = resolve(ruleset, strategies)
+    if not allow_clairvoyant:
+        check_information(chosen)
     max_rounds = _check_count("max_rounds", max_rounds, 1)
     game = _check_count("game", game, 0)
     if game > LAST_GAME:

@@ -248,3 +248,26 @@ def test_the_ceiling_sees_the_hidden_cards_and_is_seated_only_when_asked_for():
         sim.simulate("basic", ["ceiling", "expert"], n_games=1)
     seated = sim.simulate("basic", ["ceiling:trials=4", "expert"], n_games=2, seed=1, allow_clairvoyant=True)
     assert seated["strategy"].unique().sort().to_list() == ["ceiling:trials=4", "expert"]
+
+
+def test_the_ceiling_is_the_one_player_whose_choices_read_the_hidden_cards():
+    # The information rule's one exemption, by name: re-dealing what the ceiling's seat cannot see changes its
+    # choices (it reads the other hands and the stock), which is why only the ladder seats it.
+    from sim.rollouts import redeal
+
+    with pytest.raises(ValueError, match="'ceiling:trials=8' sees every hidden card"):
+        sim.play_traced("basic", ["ceiling:trials=8", "expert"], seed=1)
+    with pytest.raises(ValueError, match="sees every hidden card"):
+        sim.search_effort("basic", ["ceiling:trials=8", "expert"], n_games=1)
+    events = sim.play_traced("basic", ["ceiling:trials=8", "expert", "expert"], seed=3, max_rounds=1,
+                             allow_clairvoyant=True)
+    check_trace(events)
+    position = Position.from_trace(events, next(i for i, e in enumerate(events) if e["type"] == "deal"))
+    changed = checked = 0
+    while position.decision != "over" and checked < 40:
+        if position.seat == 0 and len(position.legal_choices()) > 2:
+            expected, _ = position.step()
+            changed += any(redeal(position, seed=9, trial=t).step()[0] != expected for t in range(3))
+            checked += 1
+        _, position = position.step()
+    assert checked >= 5 and changed > 0
