@@ -101,3 +101,22 @@ def test_a_view_that_cannot_happen_names_its_line_and_column(old, new, line, col
     err = caught.value
     assert words in str(err)
     assert (err.line, err.column) == (line, column), str(err)
+
+
+def test_rami_rollout_reads_a_typed_position_and_refuses_clairvoyance(tmp_path):
+    from click.testing import CliRunner
+
+    from sim.cli import main
+
+    path = tmp_path / "position.txt"
+    path.write_text(TYPED, encoding="utf-8")
+    ran = CliRunner().invoke(main, ["rollout", "--position", str(path), "--trials", "8", "--ascii"])
+    assert ran.exit_code == 0, ran.output
+    assert "Rollout of seat 1's discard (belief, 8 trials" in ran.output
+    legal = {sim.cards.ascii_text(c) for c in Position.from_view(TYPED).legal_choices()}
+    rows = [line.split()[0] for line in ran.output.splitlines()[2:] if not line.strip().startswith("paired")]
+    assert sorted(rows) == sorted(legal)
+    refused = CliRunner().invoke(main, ["rollout", "--position", str(path), "--mode", "clairvoyant"])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    bad = CliRunner().invoke(main, ["rollout", "--position", TYPED.replace("stock: 63", "stock: 6")])
+    assert bad.exit_code == 2 and bad.output.startswith("Error: --position: line 12, column 8: stock:")

@@ -17,9 +17,35 @@ from sim.cli.common import (
 )
 
 
+def read_position(value: str, mode: str) -> tuple[object, str]:
+    """``--position TEXT-or-FILE``: a seat's view (docs/positions.md) typed or in a file, as an engine position,
+    and the modes it is rolled out in (belief only: nothing hidden is known); a bad view is a bad value."""
+    from pathlib import Path
+
+    from sim.position import Position
+    from sim.seat_view import ViewError
+
+    if mode == "clairvoyant":
+        raise BadValue("--mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
+    text = value
+    # One line naming a file is the file; a view is several lines.
+    if "\n" not in value and "\0" not in value and Path(value).is_file():
+        try:
+            text = Path(value).read_text(encoding="utf-8")
+        except (OSError, UnicodeError) as exc:
+            raise BadValue(f"--position {value!r}: cannot read it ({exc})") from None
+    try:
+        return Position.from_view(text), "belief"
+    except ViewError as exc:
+        raise BadValue(f"--position: {exc}") from None
+
+
 @main.command("rollout")
 @traced_game_options
-@click.option("--event", "index", type=click.IntRange(min=1), required=True,
+@click.option("--position", "position_text", default=None, metavar="TEXT-or-FILE",
+              help="Roll out a position typed in the seat view notation (docs/positions.md), or a file holding "
+                   "one, instead of a traced game's event (belief mode only).")
+@click.option("--event", "index", type=click.IntRange(min=1), default=None,
               help="Index of a decision's first event in the game's trace (a deal, draw, laying or discard; "
                    "`rami advise` without --event lists them).")
 @click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
@@ -34,8 +60,8 @@ from sim.cli.common import (
               help="Trace at most this many rounds.")
 @ascii_option
 @json_option
-def rollout_command(ruleset, overrides, seat_names, seed, game, index, trials, mode, width, rollout_seed, max_rounds,
-                    use_ascii, as_json) -> None:
+def rollout_command(ruleset, overrides, seat_names, seed, game, position_text, index, trials, mode, width,
+                    rollout_seed, max_rounds, use_ascii, as_json) -> None:
     """Trace one game and roll every legal choice of the decision at --event out to the end of the round.
 
     Example: rami rollout --strategies expert,expert,expert,expert --seed 3 --event 40 --trials 1000
@@ -44,6 +70,17 @@ def rollout_command(ruleset, overrides, seat_names, seed, game, index, trials, m
     from sim.position import Position
     from sim.rollouts import rollout
 
+    if position_text is not None:
+        if index is not None:
+            raise BadValue("--position and --event name two positions: give one")
+        position, _ = read_position(position_text, mode)
+        try:
+            results = [rollout(position, n=trials, mode="belief", seed=rollout_seed, width=width)]
+        except ValueError as exc:
+            raise BadValue(f"--position: {exc}") from None
+        return _show(position, results, use_ascii, as_json)
+    if index is None:
+        raise BadValue("Missing option '--event' (or --position): the decision to roll out")
     r, names = table_from(ruleset, overrides, seat_names)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     events = sim.play_traced(r, names, seed=seed, game=game, **extra)
@@ -55,6 +92,10 @@ def rollout_command(ruleset, overrides, seat_names, seed, game, index, trials, m
         results = [rollout(position, n=trials, mode=m, seed=rollout_seed, width=width) for m in modes]
     except ValueError as exc:
         raise BadValue(f"--event {index}: {exc}") from None
+    _show(position, results, use_ascii, as_json)
+
+
+def _show(position, results, use_ascii: bool, as_json: bool) -> None:
     if as_json:
         emit_json([res.to_dict() for res in results], use_ascii)
         return
