@@ -190,7 +190,7 @@ def evidence_counts(position: Position) -> np.ndarray:
         elif t == "draw" and e["source"] == "stock":
             takeable = bool(pile) and (not after_opening or seat in opened)
             SK.note_evidence(seat, K.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
-        elif t == "draw" or t == "may_i":
+        elif (t == "draw" or t == "may_i") and pile:  # a position from a view starts with no pile's history
             pile.pop()
         elif t == "discard":
             SK.note_evidence(seat, K.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False, evidence)
