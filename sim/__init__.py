@@ -50,9 +50,10 @@ def __getattr__(name: str) -> Any:
 
         return position.Position
     if name == "rollout":
-        from sim import rollouts
+        # sim.rollouts.rollout, which also takes a position typed in the seat view notation.
+        from sim import advice
 
-        return rollouts.rollout
+        return advice.rollout
     if name == "analyse":
         from sim.analysis.analyse import analyse
 

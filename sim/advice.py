@@ -29,9 +29,15 @@ from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
 from sim.position import Position
-from sim.rollouts import Rollout, rollout
+from sim.rollouts import Rollout
+from sim.rollouts import rollout as rollout_position
+from sim.seat_view import SeatView, ViewError, format_view, from_json, parse_view
 
-__all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "advise", "describe"]
+__all__ = ["Advice", "DiscardOption", "DrawReason", "MeldOption", "PositionAdvice", "advise", "describe",
+           "position_of", "rollout"]
+
+VIEW_TRIALS = 1000
+"""Trials per choice when a typed position is advised and no number is given."""
 
 _KINDS = {KIND_HEURISTIC: "heuristic", KIND_RANDOM: "random"}
 _NOT_IN_A_TURN = ("game_start", "round_end", "game_end", "blocked")
@@ -143,6 +149,10 @@ class Advice:
     rollouts : tuple of Rollout
         With ``rollouts=N``: every legal discard of the advised turn rolled
         out ``N`` times, in belief and in clairvoyant mode (:func:`sim.rollout`).
+    position : str
+        The advised position as the seat saw it, in the seat view notation
+        (``docs/positions.md``): text to copy out and study with
+        ``rami advise --position``.
     """
 
     seat: int
@@ -168,6 +178,7 @@ class Advice:
     tables: tuple[str, ...] = ()
     discard_take: str = "must_use"
     rollouts: tuple[Rollout, ...] = ()
+    position: str = ""
 
     @property
     def discarded(self) -> DiscardOption | None:
@@ -200,6 +211,9 @@ class Advice:
                 lines.append(f"    {d.card:>3}  penalty {d.penalty:>2}  fits {d.fits:<18}  near {d.near:4.1f}"
                              f"  feeds {d.feeds:3.1f}  {score}{mark}".rstrip())
         lines.extend(str(r) for r in self.rollouts)
+        if self.position:
+            lines.append("The position as the seat saw it (docs/positions.md; rami advise --position reads it):")
+            lines.extend("  " + line for line in self.position.splitlines())
         return "\n".join(lines)
 
     def _highest(self) -> bool:
@@ -425,40 +439,154 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
 # -------------------------------------------------------------------- advise
 
 
-def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strategy_lib.Strategy = "expert",
-           rollouts: int = 0, rollout_seed: int = 0) -> Advice:
-    """What ``strategy`` plays at the start of the turn containing event ``index``, and why.
+def _is_view(source: Any) -> bool:
+    return isinstance(source, (str, SeatView, dict))
+
+
+def position_of(source: Position | SeatView | str | dict[str, Any], mode: str = "belief",
+                strategies: Sequence[str | strategy_lib.Strategy] | None = None) -> Position:
+    """``source`` as a position: a :class:`Position` as it is, or one typed in the seat view notation (its
+    text, a :class:`SeatView` or its JSON form) built by :meth:`Position.from_view` with ``strategies``
+    (default ``expert`` at every seat, the playouts of the lab's strongest player, ``search``).
+
+    Raises ``ValueError`` for ``mode="clairvoyant"`` with a typed position (it knows no hidden card: the
+    cards :meth:`Position.from_view` deals are one guess among many) and :class:`ViewError` (line and
+    column) for a view that cannot happen.
+    """
+    if isinstance(source, Position):
+        return source if strategies is None else source.with_strategies(strategies)
+    if not _is_view(source):
+        raise TypeError(f"position must be a sim.Position (e.g. sim.Position.from_trace(events, index)) or a "
+                        f"position typed in the seat view notation, got {type(source).__name__} {source!r:.60}")
+    if mode == "clairvoyant":
+        raise ValueError("mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
+    return Position.from_view(source, strategies=strategies)
+
+
+def rollout(position: Position | SeatView | str | dict[str, Any], choices: Sequence[str] | None = None,
+            n: int = 1000, mode: str = "belief", strategies: Sequence[str | strategy_lib.Strategy] | None = None,
+            **options: Any) -> Rollout:
+    """:func:`sim.rollouts.rollout` of a position or of a position typed in the seat view notation (see
+    :func:`position_of`: belief mode only, and the playouts of ``strategies``, default ``expert`` at every
+    seat); the other arguments are :func:`sim.rollouts.rollout`'s."""
+    if _is_view(position):
+        return rollout_position(position_of(position, mode, strategies), choices, n, mode, **options)
+    return rollout_position(position, choices, n, mode, strategies, **options)
+
+
+@dataclass(frozen=True)
+class PositionAdvice:
+    """Every legal choice of a typed position ranked by belief rollouts.
+
+    ``view`` is the position as the seat sees it (:class:`SeatView`),
+    ``position`` its text in the notation, ``strategies`` who plays the
+    rollouts' futures at each seat, ``rollout`` the ranking: every legal
+    choice, best first, with its mean round points, going-out rate and
+    difference from the best, each with its 95% interval.
+    """
+
+    view: SeatView
+    position: str
+    strategies: tuple[str, ...]
+    rollout: Rollout
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: the position's text, the view's fields, the playouts' strategies, the ranking."""
+        from sim.seat_view import to_json
+
+        return {"position": self.position, "view": to_json(self.view), "strategies": list(self.strategies),
+                "rollout": self.rollout.to_dict()}
+
+    def __str__(self) -> str:
+        v = self.view
+        asked = f", asked \"Puis-je ?\" by seat {v.mover}'s draw" if v.decision == "may_i" else ""
+        head = (f"Seat {v.deciding}, round {v.round}, turn {v.turn}: {v.decision}{asked}; hand {v.hand or 'none'}; "
+                f"every legal choice ranked by belief rollouts, {', '.join(sorted(set(self.strategies)))} playing "
+                "the futures")
+        return "\n".join([head, str(self.rollout)])
+
+
+def _advise_view(source: SeatView | str | dict[str, Any], strategy: str | strategy_lib.Strategy,
+                 rollouts: int | None, rollout_seed: int, mode: str, width: float | None) -> PositionAdvice:
+    trials = VIEW_TRIALS if rollouts is None else rollouts
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ValueError(f"rollouts must be a whole number >= 1 for a typed position, got {rollouts!r}")
+    text = source if isinstance(source, str) else None
+    try:
+        view = from_json(source) if isinstance(source, dict) else parse_view(text if text is not None
+                                                                             else format_view(source))
+        if view.decision != "over" and view.seat != view.deciding:
+            raise ViewError(f"seat: the view is seat {view.seat}'s, but seat {view.deciding} decides: a position "
+                            "is advised from the deciding seat's view", section="seat")
+    except ViewError as exc:
+        raise exc.located(text) if text is not None else exc from None
+    position = position_of(view, mode, [strategy] * view.players)
+    result = rollout_position(position, n=int(trials), mode="belief", seed=rollout_seed, width=width)
+    return PositionAdvice(view=view, position=format_view(view), strategies=tuple(s.name for s in position.strategies),
+                          rollout=result)
+
+
+def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], index: int | None = None,
+           strategy: str | strategy_lib.Strategy = "expert", rollouts: int | None = None, rollout_seed: int = 0,
+           mode: str = "belief", width: float | None = None) -> Advice | PositionAdvice:
+    """What ``strategy`` plays at the start of the turn containing event ``index`` of a trace, and why; or, for
+    a position typed in the seat view notation, every legal choice ranked by belief rollouts.
 
     Parameters
     ----------
-    events : sequence of dict
+    source : sequence of dict, or a typed position
         A whole trace from :func:`sim.play_traced` (its ``game_start`` names
-        the ruleset, the strategies per seat, the seed and the game).
+        the ruleset, the strategies per seat, the seed and the game); or a
+        position as one seat saw it (``docs/positions.md``): its text, a
+        :class:`SeatView` or its JSON form.
     index : int
-        An event inside a round: the ``deal`` (the round's first turn) or any
+        With a trace: an event inside a round: the ``deal`` (the round's first turn) or any
         event of a turn (a draw, a laying, a ``may_i``, a discard, ...). The
-        position advised is the start of that turn, before its draw.
+        position advised is the start of that turn, before its draw. With a
+        typed position: none.
     strategy : str or Strategy
-        The strategy the seat to move plays in the advised turn: a name,
-        ``"name:param=value,..."`` or a :class:`strategies.Strategy`. The
-        other seats keep theirs (a ``may_i`` of theirs may be part of the turn).
-    rollouts : int
-        When above 0, roll every legal discard of the advised turn out this
-        many times, in belief and in clairvoyant mode, seeded ``rollout_seed``
-        (the seat plays ``strategy`` for the rest of the round, the others theirs).
+        With a trace: the strategy the seat to move plays in the advised
+        turn: a name, ``"name:param=value,..."`` or a
+        :class:`strategies.Strategy`. The other seats keep theirs (a
+        ``may_i`` of theirs may be part of the turn). With a typed position:
+        the strategy every seat plays in the rollouts' futures (default
+        ``expert``, the playouts of the lab's strongest player, ``search``).
+    rollouts : int, optional
+        With a trace: when above 0, roll every legal discard of the advised
+        turn out this many times, in belief and in clairvoyant mode, seeded
+        ``rollout_seed`` (the seat plays ``strategy`` for the rest of the
+        round, the others theirs). With a typed position: the trials per
+        choice (default :data:`VIEW_TRIALS`; the most, with ``width``).
+    mode : {"belief"}
+        A typed position is rolled out in belief mode only: ``"clairvoyant"`` is refused.
+    width : float, optional
+        With a typed position: stop once every difference's interval is narrower than this many points.
 
     Returns
     -------
-    Advice
-        The advised moves and their reasons; ``str(advice)`` prints them.
+    Advice or PositionAdvice
+        The advised moves and their reasons, or the ranked choices of the
+        typed position; ``str(advice)`` prints them.
 
     Raises
     ------
     ValueError
         ``index`` is not inside a turn of the trace, or the engine does not
         replay the trace exactly up to the position (another engine version,
-        an edited trace).
+        an edited trace); a typed position asked in clairvoyant mode or with
+        an index; :class:`sim.seat_view.ViewError` (with its line and column)
+        for a typed position that cannot happen.
     """
+    if _is_view(source):
+        if index is not None:
+            raise ValueError("a typed position is one decision: give no index")
+        return _advise_view(source, strategy, rollouts, rollout_seed, mode, width)
+    if mode != "belief" or width is not None:
+        raise ValueError("mode and width are for a typed position; a trace's turn is rolled out with rollouts=N")
+    if index is None:
+        raise ValueError("index must name an event of the trace (a deal or an event of a turn)")
+    events = source
+    rollouts = 0 if rollouts is None else rollouts
     if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 0:
         raise ValueError(f"rollouts must be a whole number >= 0, got {rollouts!r}")
     events = list(events)
@@ -525,7 +653,7 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
     if at_discard is not None and thrown is not None:
         discards = _discard_options(at_discard, seat, thrown, advised, r)
         if rollouts:
-            rolled = tuple(rollout(at_discard, n=rollouts, mode=mode, seed=rollout_seed)
+            rolled = tuple(rollout_position(at_discard, n=rollouts, mode=mode, seed=rollout_seed)
                            for mode in ("belief", "clairvoyant"))
 
     return Advice(
@@ -536,6 +664,7 @@ def advise(events: Sequence[dict[str, Any]], index: int, strategy: str | strateg
         hand_after_draw=cardlib.format(after_draw), melds=melds, opening=opening, threshold=threshold,
         contract=contract, contract_ready=contract_ready, draw=draw, discards=discards,
         tables=position.observe(seat).table, discard_take=r.discard_take, rollouts=rolled,
+        position=format_view(before.view(seat)) if before.decision != "over" else "",
     )
 
 

@@ -172,6 +172,11 @@ CASES = [
     (["advise", "--rollout-seed", "-1"], 2, ["--rollout-seed"]),
     (["advise", "--max-rounds", "0"], 2, ["--max-rounds"]),
     (["advise", "--rules", "rami52"], 2, ["unknown preset 'rami52'"]),
+    (["advise", "--position", "hand: 7H"], 2, ["--position: line 2, column 1", "missing sections"]),
+    (["advise", "--position", "afile"], 2, ["--position: line 1, column 1", "expected 'section: value'"]),
+    (["advise", "--position", "x:y", "--seed", "3"], 2, ["--seed cannot go with it"]),
+    (["advise", "--position", "x:y", "--mode", "clairvoyant"], 2, ["knows no hidden card"]),
+    (["advise", "--width", "2"], 2, ["--width go with --position"]),
     # info (its argument; what it says of a dataset is tested with the store)
     (["info", ""], 2, ["PATH", "does not exist"]),
     (["info", "no-such-dataset"], 2, ["PATH", "'no-such-dataset' does not exist"]),
@@ -336,6 +341,9 @@ def test_the_python_api_refuses_a_string_where_a_list_or_a_position_belongs():
     from experiments.tournament import tournament
 
     with pytest.raises(TypeError, match="position must be a sim.Position"):
+        sim.rollout(["9♠"])
+    # A string is a position typed in the seat view notation (docs/positions.md), read with line and column.
+    with pytest.raises(ValueError, match="^line 1, column 1: expected 'section: value'"):
         sim.rollout("text")
     with pytest.raises(TypeError, match=r"strategies must be a list, e\.g\. \['greedy', 'random'\]"):
         tournament("greedy,random", "rami51")

@@ -474,6 +474,17 @@ def table_from(name: str, overrides: tuple[str, ...], seat_names: str | None) ->
 
 
 # -------------------------------------------------------------------- output
+def position_text(value: str, option: str = "--position") -> str:
+    """``--position TEXT-or-FILE``: the text of a seat's view (docs/positions.md), typed or read from the file
+    the value names (one line naming a file is the file; a view is several lines)."""
+    if "\n" not in value and "\0" not in value and Path(value).is_file():
+        try:
+            return Path(value).read_text(encoding="utf-8")
+        except (OSError, UnicodeError) as exc:
+            raise BadValue(f"{option} {value!r}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    return value
+
+
 def emit(text: str, use_ascii: bool = False) -> None:
     """Print ``text``, cards in ASCII notation when asked (the console's own limits are handled by the group)."""
     click.echo(cardlib.ascii_text(text) if use_ascii else _printable(text, sys.stdout))

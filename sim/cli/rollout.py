@@ -12,6 +12,7 @@ from sim.cli.common import (
     emit_json,
     json_option,
     main,
+    position_text,
     table_from,
     traced_game_options,
 )
@@ -20,22 +21,13 @@ from sim.cli.common import (
 def read_position(value: str, mode: str) -> tuple[object, str]:
     """``--position TEXT-or-FILE``: a seat's view (docs/positions.md) typed or in a file, as an engine position,
     and the modes it is rolled out in (belief only: nothing hidden is known); a bad view is a bad value."""
-    from pathlib import Path
-
-    from sim.position import Position
+    from sim.advice import position_of
     from sim.seat_view import ViewError
 
     if mode == "clairvoyant":
         raise BadValue("--mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
-    text = value
-    # One line naming a file is the file; a view is several lines.
-    if "\n" not in value and "\0" not in value and Path(value).is_file():
-        try:
-            text = Path(value).read_text(encoding="utf-8")
-        except (OSError, UnicodeError) as exc:
-            raise BadValue(f"--position {value!r}: cannot read it ({exc})") from None
     try:
-        return Position.from_view(text), "belief"
+        return position_of(position_text(value)), "belief"
     except ViewError as exc:
         raise BadValue(f"--position: {exc}") from None
 
