@@ -143,6 +143,11 @@ CASES = [
     (["analyse", "--trace", "foreign"], 2, ["--trace", "foreign"]),
     (["analyse", "--trace", "missing.json"], 2, ["--trace 'missing.json'", "cannot read it"]),
     (["analyse", "--trace", "afile", "--game", "2"], 2, ["--trace names its game", "--game"]),
+    # record
+    (["record"], 2, ["Missing option '--seat'"]),
+    (["record", "--seat", "9"], 2, ["--seat 9", "out of range"]),
+    (["record", "--seat", "0", "--trace", "afile"], 2, ["--trace 'afile'", "not JSON"]),
+    (["record", "--seat", "0", "--trace", "afile", "--seed", "2"], 2, ["--trace names its game", "--seed"]),
     # agree
     (["agree", "expert", "--games", "-1"], 2, ["--games", "-1"]),
     (["agree", "expert", "--games", "0"], 2, ["--games"]),

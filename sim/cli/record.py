@@ -1,0 +1,60 @@
+"""``rami record`` and ``rami review``: a game written down from one seat's view, and every decision of that seat
+valued from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sim.cli.analyse import check_analyse, check_page_path, parse_thresholds
+from sim.cli.common import (
+    BadValue,
+    Number,
+    PathArg,
+    ascii_option,
+    emit,
+    emit_json,
+    json_option,
+    main,
+    traced_game_options,
+)
+
+_GAME_OPTIONS = (("rules", "ruleset"), ("set", "overrides"), ("strategies", "seat_names"), ("seed", "seed"),
+                 ("game", "game"), ("max-rounds", "max_rounds"))
+
+
+@main.command("record")
+@traced_game_options
+@click.option("--trace", "trace_file", type=PathArg(dir_okay=False, path_type=Path), default=None,
+              help="Write the record of the game of this trace file (the JSON `rami advise --json` prints without "
+                   "--event) instead of tracing one; the game options are then refused.")
+@click.option("--seat", type=click.IntRange(min=0), required=True, help="The seat whose record is written.")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help="Trace at most this many rounds (not with --trace).")
+@ascii_option
+@click.pass_context
+def record_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, seat, max_rounds, use_ascii) -> None:
+    """Trace one game (or read --trace) and print the record of --seat: what that seat saw, one line per event,
+    in the grammar a person writes after a real game (docs/real_game.md).
+
+    Example: rami record --strategies expert,expert,expert --seed 3 --seat 1 > game.txt
+    """
+    given = [f"--{name}" for name, key in _GAME_OPTIONS
+             if ctx.get_parameter_source(key) == click.core.ParameterSource.COMMANDLINE]
+    try:
+        events, r, names, _, _ = check_analyse(ruleset, overrides, seat_names, str(seat), (), trace_file, given)
+    except BadValue as exc:
+        raise BadValue(exc.format_message().replace(f"--seats '{seat}'", f"--seat {seat}")) from None
+    from sim.game_record import write_record
+
+    if events is None:
+        import sim
+
+        extra = {} if max_rounds is None else {"max_rounds": max_rounds}
+        events = sim.play_traced(r, names, seed=seed, game=game, **extra)
+    try:
+        text = write_record(events, seat)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadValue(f"--trace {str(trace_file)!r}: not a trace of the lab: {exc}") from None
+    emit(text.rstrip("\n"), use_ascii)
