@@ -9,7 +9,8 @@ reads back) and :func:`play_traced` records every event of one;
 :func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
 each of its choices out on the same futures; :func:`analyse` values every
-decision of a traced game that way; :func:`agreement` measures how often a
+decision of a traced game that way and :func:`review` every decision of a
+game record, a game written down from one seat's view; :func:`agreement` measures how often a
 strategy chooses what the searching player would at the same positions.
 """
 
@@ -19,8 +20,8 @@ from sim import cards, provenance, rules
 
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "agreement", "analyse",
-    "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "rollout", "rules", "search_effort",
-    "simulate", "study",
+    "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "review", "rollout", "rules",
+    "search_effort", "simulate", "study",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -58,6 +59,10 @@ def __getattr__(name: str) -> Any:
         from sim.analysis.analyse import analyse
 
         return analyse
+    if name == "review":
+        from sim.analysis.review import review
+
+        return review
     if name == "study":
         # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the simulator.
         import experiments.study

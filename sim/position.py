@@ -735,6 +735,10 @@ class Position:
             _, chosen = resolve(r, names)
             start = turn_start(view)
             position = cls._dealt_at_turn_start(view, r, chosen, start)
+            # A table of strategies that never play at random may prove a cycle, as its game loop does (a traced
+            # position reads the same flag off its game_start): the rollouts' futures block alike.
+            kinds, params = strategy_lib.parameter_arrays(list(chosen), E.MAX_SEATS)
+            position._g[G_DETERMINISTIC] = 1 if E.deterministic(position._kr, kinds, params) else 0
             position = position._replay_turn(view)
             built = position.view(view.seat)
             _check_built(view, built)

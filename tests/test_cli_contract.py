@@ -148,6 +148,12 @@ CASES = [
     (["record", "--seat", "9"], 2, ["--seat 9", "out of range"]),
     (["record", "--seat", "0", "--trace", "afile"], 2, ["--trace 'afile'", "not JSON"]),
     (["record", "--seat", "0", "--trace", "afile", "--seed", "2"], 2, ["--trace names its game", "--seed"]),
+    # review
+    (["review"], 2, ["Missing argument 'RECORD'"]),
+    (["review", "missing.txt"], 2, ["RECORD 'missing.txt'", "cannot read it"]),
+    (["review", "afile"], 2, ["afile: line 1, column 1", "expected the head"]),
+    (["review", "afile", "--trials", "0"], 2, ["--trials"]),
+    (["review", "afile", "--mark", "bad=20"], 2, ["--mark", "grow with the mark"]),
     # agree
     (["agree", "expert", "--games", "-1"], 2, ["--games", "-1"]),
     (["agree", "expert", "--games", "0"], 2, ["--games"]),

@@ -54,7 +54,7 @@ from sim.position import Position
 from sim.rollouts import Rollout, rollout
 
 __all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
-           "decision_of", "played_choice", "walk"]
+           "check_budget", "decision_of", "played_choice", "walk"]
 
 
 # The default budget: at most DEFAULT_TRIALS trials per choice, looked at every DEFAULT_BATCH trials and
@@ -206,6 +206,23 @@ def _check_seats(seats: Sequence[int] | int | None, players: int) -> tuple[int, 
     return tuple(sorted({int(s) for s in seats}))
 
 
+def check_budget(thresholds: Mapping[str, float] | None, trials: int, workers: int, batch: int, seed: int, mode: str,
+                 width: float | None) -> tuple[dict[str, float], int, int, int, int]:
+    """The checks of an analysis's budget and marks (:func:`analyse`'s arguments): ``(marks, trials, workers,
+    batch, seed)``, or ``ValueError`` naming the argument."""
+    trials = _whole("trials", trials, 1)
+    workers = _whole("workers", workers, 1)
+    batch = _whole("batch", batch, 1)
+    seed = _whole("seed", seed, 0)
+    if seed >= 2**63:
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    if width is not None and (isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0):
+        raise ValueError(f"width must be a positive number of points or None, got {width!r}")
+    return _check_thresholds(thresholds), trials, workers, batch, seed
+
+
 def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief", seed: int = 0,
                  thresholds: Mapping[str, float] | None = None, workers: int = 2, width: float | None = DEFAULT_WIDTH,
                  batch: int = DEFAULT_BATCH) -> Decision:
@@ -302,17 +319,7 @@ def analyse(
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"the trace's game_start event holds no valid ruleset: {exc}") from None
     chosen = _check_seats(seats, ruleset.players)
-    trials = _whole("trials", trials, 1)
-    workers = _whole("workers", workers, 1)
-    batch = _whole("batch", batch, 1)
-    seed = _whole("seed", seed, 0)
-    if seed >= 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
-    if mode not in _MODES:
-        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    if width is not None and (isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0):
-        raise ValueError(f"width must be a positive number of points or None, got {width!r}")
-    marks = _check_thresholds(thresholds)
+    marks, trials, workers, batch, seed = check_budget(thresholds, trials, workers, batch, seed, mode, width)
     decisions = []
     for step in walk(events):
         if step.position.seat in chosen:

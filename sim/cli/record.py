@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.analyse import check_analyse, check_page_path, parse_thresholds
+from sim.cli.analyse import check_analyse, parse_thresholds
 from sim.cli.common import (
     BadValue,
     Number,
@@ -58,3 +58,55 @@ def record_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, 
     except (KeyError, TypeError, ValueError) as exc:
         raise BadValue(f"--trace {str(trace_file)!r}: not a trace of the lab: {exc}") from None
     emit(text.rstrip("\n"), use_ascii)
+
+
+@main.command("review")
+@click.argument("record_path", metavar="RECORD", type=PathArg(dir_okay=False, path_type=Path))
+@click.option("--trials", type=click.IntRange(min=1), default=500, show_default=True,
+              help="The most trials each choice of a decision is rolled out.")
+@click.option("--width", type=Number(min=0, min_open=True), default=2.0, show_default=True,
+              help="Stop a decision's rollout once every difference's 95% interval is narrower than this many "
+                   "points.")
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+              help="Seed of the rollouts' re-deals and futures.")
+@click.option("--mark", "marks", multiple=True, metavar="MARK=POINTS",
+              help="The loss (round points) that earns a mark, e.g. --mark bad=6 (repeatable).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Threads playing trials side by side (the figures do not depend on it).")
+@ascii_option
+@json_option
+def review_command(record_path, trials, width, rollout_seed, marks, workers, use_ascii, as_json) -> None:
+    """Value every decision of a game record's seat (docs/real_game.md) by belief rollouts from what it saw: the
+    choice played, the best one, the points given up with a 95% interval, marks and error rates, as `rami
+    analyse` gives them.
+
+    Example: rami review game.txt
+    """
+    thresholds = parse_thresholds(marks)
+    from sim.analysis.analyse import check_budget
+    from sim.analysis.review import review
+    from sim.game_record import RecordError, parse_record
+
+    try:
+        check_budget(thresholds, trials, workers, 1, rollout_seed, "belief", width)
+    except ValueError as exc:
+        raise BadValue(f"--mark: {exc}") from None
+    try:
+        text = record_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeError) as exc:
+        raise BadValue(f"RECORD {str(record_path)!r}: cannot read it ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+
+    try:
+        record = parse_record(text)
+    except RecordError as exc:
+        raise BadValue(f"{record_path}: {exc}") from None
+    try:
+        result = review(record, trials=trials, seed=rollout_seed, thresholds=thresholds, workers=workers,
+                        width=width)
+    except RecordError as exc:
+        raise BadValue(f"{record_path}: {exc}") from None
+    if as_json:
+        emit_json(result.to_dict(), use_ascii)
+        return
+    emit(str(result), use_ascii)
