@@ -33,6 +33,7 @@ REPORTED: tuple[str, ...] = (
     "expert_vs_greedy",
     "bot_losses",
     "search_player",
+    "strength_ladder",
 )
 """The experiments of the report, in its order."""
 

@@ -47,8 +47,10 @@ and ranks it with no real player.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,8 +68,9 @@ from experiments.stats import Estimate
 from experiments.tournament import dataset_rows, identity, play_table
 from sim import rules
 
-__all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "LadderResult", "Rung", "Timing", "check",
-           "finishes", "focal_points", "ladder", "measure_cpu", "rating_fit"]
+__all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
+           "charge", "check", "clock", "finishes", "focal_points", "ladder", "measure_cpu", "play", "rating_fit",
+           "seconds_text", "standings", "stored_rows"]
 
 DEFAULT_PLAYERS: tuple[str, ...] = (
     "random", "greedy", "cautious", "expert",
@@ -338,7 +341,7 @@ class LadderResult:
             name = _label(x)
             t = self.timing.get(x.name)
             lines.append(f"{mark:3} {name:30} {_signed(x.gain):30} {_rating_text(x):26} "
-                         f"{_percent(x.wins):22} {_seconds(t.per_turn) if t else 'n/a'}")
+                         f"{_percent(x.wins):22} {seconds_text(t.per_turn) if t else 'n/a'}")
         lines.append(f"points per round against {self.reference}: its points per round minus {self.reference}'s in "
                      "the same seat of the same deals, higher is better; rating: log odds of finishing ahead of "
                      f"each {self.reference} seat at its table (x: odds e^x to 1; {self.reference} is 0)")
@@ -384,8 +387,8 @@ class LadderResult:
             rows.append(["—" if x.ceiling else str(rank),
                          _label(x) + (": sees the hidden cards" if x.ceiling else ""),
                          _signed(x.gain), _rating_text(x), _percent(x.wins),
-                         _seconds(t.per_turn) if t else "n/a",
-                         _seconds(t.per_decision) if t and t.per_decision else "n/a"])
+                         seconds_text(t.per_turn) if t else "n/a",
+                         seconds_text(t.per_decision) if t and t.per_decision else "n/a"])
         notes = [f"{x.name}: {_unbounded_words(x)}." for x in self.rungs if x.unbounded]
         blocks = [
             ("h1", self.title()),
@@ -452,7 +455,9 @@ def _unbounded_words(r: Rung) -> str:
             "shown is set by the fit's light regularisation")
 
 
-def _seconds(s: float | None) -> str:
+def seconds_text(s: float | None) -> str:
+    """A duration in seconds as the ladder writes it: three significant digits in s, ms, µs or ns ("n/a" if
+    unknown)."""
     if s is None or not math.isfinite(s):
         return "n/a"
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
@@ -544,13 +549,14 @@ def _claim(folder: Path, settings: dict) -> None:
     marker.write_text(json.dumps({"settings": settings}, indent=2) + "\n", "utf-8")
 
 
-def _rotations(df: pl.DataFrame, n: int, label: str) -> pl.DataFrame:
+def _rotations(df: pl.DataFrame, n: int, label: str, only: int | None = None) -> pl.DataFrame:
     """The reference table's games, labelled once per rotation: in rotation ``k`` its focal seat is seat ``k``,
-    as a player's is. Every seat plays the reference, so every rotation would deal the very same game."""
+    as a player's is. Every seat plays the reference, so every rotation would deal the very same game.
+    ``only``: the rows of one rotation's own games, labelled as that rotation (a player's table)."""
     df = df.with_columns(pl.col(pl.Categorical).cast(pl.String), pl.col(pl.Enum).cast(pl.String))
     return pl.concat([df.with_columns(((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
                                       pl.lit(label).alias("arm"), pl.lit(k, dtype=pl.Int8).alias("rotation"))
-                      for k in range(n)])
+                      for k in (range(n) if only is None else [only])])
 
 
 def _play_reference(r, ref, seed, games, workers, tick, folder: Path | None) -> pl.DataFrame:
@@ -614,6 +620,43 @@ def ladder(
     """
     start = time.perf_counter()
     chosen, ref, r = _plan(players, ruleset, games, reference, resamples, timing_games)
+    frame = _play(chosen, ref, r, games, seed, workers, out, progress)
+    result = _result(frame, chosen, ref, r, games, seed, resamples)
+    if timing_games:
+        # A searching player's timed games are deals of the ladder: their turns are read off its rows.
+        result.timing = measure_cpu(r, chosen, ref, frame, seed, min(timing_games, games))
+    result.wall_seconds = time.perf_counter() - start
+    return result
+
+
+def play(
+    players: Sequence[str | strategy_lib.Strategy] = DEFAULT_PLAYERS,
+    ruleset: rules.Ruleset | str = "rami51",
+    games: int = 100,
+    seed: int = 1,
+    workers: int | None = None,
+    out: Path | str | None = None,
+    reference: str | strategy_lib.Strategy = REFERENCE,
+    progress: Callable[[int, int], None] | None = None,
+) -> pl.DataFrame:
+    """The games of :func:`ladder` without their analysis: every table's rows (``out`` written and resumed alike).
+
+    For a caller that analyses the rows itself (an experiment of the report
+    playing several ladders, :func:`standings` then reading them).
+
+    Returns
+    -------
+    polars.DataFrame
+        :data:`sim.RESULT_COLUMNS` plus ``arm`` (the player's name; the
+        reference's for its own table), ``rotation`` and ``strategy_index``
+        (0 for the player's seat, whatever the rotation).
+    """
+    chosen, ref, r = _plan(players, ruleset, games, reference, 50, 0)
+    return _play(chosen, ref, r, games, seed, workers, out, progress)
+
+
+def _play(chosen, ref, r: rules.Ruleset, games: int, seed: int, workers: int | None, out: Path | str | None,
+          progress: Callable[[int, int], None] | None) -> pl.DataFrame:
     folder = None if out is None else Path(out)
     if folder is not None:
         _claim(folder, _settings(chosen, ref, r))
@@ -632,16 +675,79 @@ def ladder(
     for i, s in enumerate(chosen):
         if s.name == ref.name:
             continue
-        place = None if folder is None else folder / f"player-{i + 1}"
-        frames.append(play_table(r, [s] + [ref] * (n - 1), seed, 0, games, workers, tick, label=s.name, out=place,
-                                 allow_clairvoyant=True))
+        seated = [s] + [ref] * (n - 1)
+        if folder is None:
+            frames.append(play_table(r, seated, seed, 0, games, workers, tick, label=s.name, allow_clairvoyant=True))
+        else:
+            frames.append(_play_stored(r, seated, seed, games, workers, tick, folder / _player_folder(i)))
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def _play_stored(r: rules.Ruleset, seated: list[strategy_lib.Strategy], seed: int, games: int,
+                 workers: int | None, tick: Callable[[int], None], folder: Path) -> pl.DataFrame:
+    """A player's table (seat 0 of ``seated``) in every rotation, each a results dataset ``folder/rotation-K``
+    (games on disk not played again), read back as :func:`experiments.tournament.play_table` gives them."""
+    s, n = seated[0], len(seated)
+    threads = workers or os.cpu_count() or 1
+    # A dataset's batch is one thread's work: the store's default of at least 250 games a file keeps a
+    # ladder's few deals on one thread, which a searching seat (seconds a game) cannot afford. One batch
+    # a thread keeps every core busy for a file a thread; a seat that does not search plays in a blink.
+    batch = math.ceil(games / threads) if s.base is not None else None
+    frames = []
+    for k in range(n):
+        order = [seated[(seat - k) % n] for seat in range(n)]
+        # The permission to seat the ceiling is given where it sits, and only there.
+        sim.simulate(r, order, n_games=games, seed=seed, workers=workers, progress=tick, batch_size=batch,
+                     out=folder / f"rotation-{k}", allow_clairvoyant=strategy_lib.clairvoyant(s))
+        frames.append(_rotations(dataset_rows(folder / f"rotation-{k}").filter(pl.col("game") < games), n, s.name,
+                                 only=k))
+    return pl.concat(frames)
+
+
+def _player_folder(i: int) -> str:
+    """The folder of the ``i``-th player of the list (from 0) under a ladder's folder."""
+    return f"player-{i + 1}"
+
+
+def stored_rows(folder: Path | str, games: int | None = None) -> pl.DataFrame:
+    """The rows a ladder wrote to ``folder`` (its ``out``), read back without playing: the frame :func:`play`
+    returns, over deals ``0 .. games - 1`` (every deal on disk without ``games``).
+
+    A folder that holds no ladder raises ``ValueError``; a dataset missing
+    from it (a ladder stopped before it began that table) raises it too.
+    """
+    folder = Path(folder)
+    try:
+        settings = json.loads((folder / SETTINGS_FILE).read_text("utf-8"))["settings"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{folder}: no readable {SETTINGS_FILE}, so no ladder's folder ({exc})") from None
+    n = int(settings["ruleset"]["players"])
+    ref = settings["reference"]["name"]
+    # The same columns and order as the tables play_table returns (its rows of every rotation).
+    frames = [_rotations(dataset_rows(folder / "reference"), n, ref)]
+    for i, player in enumerate(settings["players"]):
+        if player["name"] == ref:
+            continue
+        frames += [_rotations(dataset_rows(folder / _player_folder(i) / f"rotation-{k}"), n, player["name"], only=k)
+                   for k in range(n)]
     frame = pl.concat(frames, how="vertical_relaxed")
-    result = _result(frame, chosen, ref, r, games, seed, resamples)
-    if timing_games:
-        # A searching player's timed games are deals of the ladder: their turns are read off its rows.
-        result.timing = measure_cpu(r, chosen, ref, frame, seed, min(timing_games, games))
-    result.wall_seconds = time.perf_counter() - start
-    return result
+    return frame if games is None else frame.filter(pl.col("game") < games)
+
+
+def standings(
+    frame: pl.DataFrame,
+    players: Sequence[str | strategy_lib.Strategy],
+    ruleset: rules.Ruleset | str,
+    seed: int,
+    reference: str | strategy_lib.Strategy = REFERENCE,
+    resamples: int = 300,
+) -> LadderResult:
+    """The ladder of rows :func:`play` (or :func:`stored_rows`) gave for ``players``: every player's place with
+    its intervals, as :func:`ladder` returns it (no timing pass). ``seed`` seeds the bootstraps as
+    :func:`ladder`'s does; the deals are the frame's."""
+    games = int(frame["game"].max()) + 1 if frame.height else 0
+    chosen, ref, r = _plan(players, ruleset, max(games, 2), reference, resamples, 0)
+    return _result(frame, chosen, ref, r, games, seed, resamples)
 
 
 def _result(frame: pl.DataFrame, chosen, ref, r: rules.Ruleset, games: int, seed: int,
@@ -701,55 +807,124 @@ def measure_cpu(ruleset: rules.Ruleset, chosen: Sequence[strategy_lib.Strategy],
     charged its share. The turns of a seat are the ``seat_turns`` of its
     rows. These are this machine's times under its load: no result.
 
+    It is :func:`clock` (what the clock reads) then :func:`charge` (each
+    seat's share, from the turns of the ladder's rows ``frame``).
+
     Returns
     -------
     dict of str to Timing
         One entry per player and for the reference.
     """
-    n = ruleset.players
-    entries = [ref] + [s for s in chosen if s.name != ref.name]
+    return charge(clock(ruleset, chosen, ref, seed, timing_games), frame, ruleset.players)
 
-    def alone(s: strategy_lib.Strategy) -> tuple[float, int, int]:
-        """(CPU seconds, seat turns, games) of a table of ``s`` at every seat, all seats together."""
-        many = timing_games * HEURISTIC_TIMING_GAMES
-        sim.simulate(ruleset, [s] * n, n_games=1, seed=seed, workers=1)
-        begin = time.thread_time()
-        df = sim.simulate(ruleset, [s] * n, n_games=many, seed=seed, workers=1)
-        return time.thread_time() - begin, int(df["seat_turns"].sum()), many
 
-    def searching(s: strategy_lib.Strategy) -> bool:
-        return s.base is not None  # only a searching strategy has a base (its playouts' strategy)
+@dataclass(frozen=True)
+class Clocked:
+    """What the timing pass read off the clock for one entry (:func:`clock`), before each seat's share.
 
-    def effort(s: strategy_lib.Strategy, arm: str) -> tuple[float, int, int, int]:
-        """(table CPU, the seat's turns, the other seats' turns, searched decisions) of rotation 0's first games."""
-        seated = [s] + [ref] * (n - 1)
-        # The permission to seat the ceiling is given where it sits, and only there.
-        allowed = {"allow_clairvoyant": True} if strategy_lib.clairvoyant(s) else {}
-        table = sim.search_effort(ruleset, seated, timing_games, seed=seed, **allowed)
-        rows = frame.filter((pl.col("arm") == arm) & (pl.col("rotation") == 0) & (pl.col("game") < timing_games))
-        mine = int(rows.filter(pl.col("strategy_index") == 0)["seat_turns"].sum())
-        rest = int(rows.filter(pl.col("strategy_index") != 0)["seat_turns"].sum())
-        return float(table["cpu_seconds"].sum()), mine, rest, int(table["decisions"].sum())
+    Attributes
+    ----------
+    name : str
+    reference : bool
+        The ladder's reference.
+    searching : bool
+        A searching entry: ``cpu_seconds`` is its table's (its seat and the
+        reference seats) over the first ``games`` deals of rotation 0; else a
+        table of it at every seat.
+    games : int
+        Games timed.
+    cpu_seconds : float
+        Thread CPU seconds of those games.
+    turns : int
+        Turns begun by every seat of those games; 0 for a searching entry,
+        whose turns are the ladder's rows' (the timed games are its deals).
+    decisions : int
+        Searched decisions of those games (0 for an entry that does not search).
+    """
 
+    name: str
+    reference: bool
+    searching: bool
+    games: int
+    cpu_seconds: float
+    turns: int
+    decisions: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Clocked:
+        return cls(str(d["name"]), bool(d["reference"]), bool(d["searching"]), int(d["games"]),
+                   float(d["cpu_seconds"]), int(d["turns"]), int(d["decisions"]))
+
+
+def clock(ruleset: rules.Ruleset | str, chosen: Sequence[str | strategy_lib.Strategy],
+          ref: str | strategy_lib.Strategy = REFERENCE, seed: int = 1, timing_games: int = 2) -> list[Clocked]:
+    """The timing pass of :func:`measure_cpu` without the ladder's rows: what the clock reads for the reference
+    (first) and each player, as plain values (an experiment keeps them beside its results, never among them).
+
+    A searching entry's share of its table needs the turns of the timed
+    deals, which :func:`charge` reads off the ladder's rows.
+    """
+    r = rules.as_ruleset(ruleset)
+    ref = strategy_lib.get(ref)
+    n = r.players
+    entries = [ref] + [s for s in (strategy_lib.get(p) for p in chosen) if s.name != ref.name]
+    out = []
+    for s in entries:
+        if s.base is not None:  # only a searching strategy has a base (its playouts' strategy)
+            # The permission to seat the ceiling is given where it sits, and only there.
+            allowed = {"allow_clairvoyant": True} if strategy_lib.clairvoyant(s) else {}
+            seated = [s] + [ref] * (n - 1)
+            table = sim.search_effort(r, seated, timing_games, seed=seed, **allowed)
+            out.append(Clocked(s.name, s is ref, True, timing_games, float(table["cpu_seconds"].sum()), 0,
+                               int(table["decisions"].sum())))
+        else:
+            many = timing_games * HEURISTIC_TIMING_GAMES
+            sim.simulate(r, [s] * n, n_games=1, seed=seed, workers=1)
+            begin = time.thread_time()
+            df = sim.simulate(r, [s] * n, n_games=many, seed=seed, workers=1)
+            out.append(Clocked(s.name, s is ref, False, many, time.thread_time() - begin,
+                               int(df["seat_turns"].sum()), 0))
+    return out
+
+
+def charge(clocked: Sequence[Clocked], frame: pl.DataFrame, players: int) -> dict[str, Timing]:
+    """Each entry's seat's share of what :func:`clock` read: the :class:`Timing` of every entry by name.
+
+    ``frame`` holds the ladder's rows (``arm`` the player's name); a
+    searching entry's timed deals are its table's first ones in rotation 0,
+    so its seat's turns and the reference seats' are counted there, and the
+    reference seats' share (the reference's cost per turn times their
+    turns) is taken off its table's time. ``players`` is the table's size.
+    """
+    ref = next(c for c in clocked if c.reference)
+
+    def turns(c: Clocked) -> tuple[int, int]:
+        """(the entry's seat's turns, the other seats' turns) in its timed deals."""
+        rows = frame.filter((pl.col("arm") == c.name) & (pl.col("rotation") == 0) & (pl.col("game") < c.games))
+        return (int(rows.filter(pl.col("strategy_index") == 0)["seat_turns"].sum()),
+                int(rows.filter(pl.col("strategy_index") != 0)["seat_turns"].sum()))
+
+    alone = "thread CPU of a table of it at every seat, one worker (each seat its share)"
     out: dict[str, Timing] = {}
-    if searching(ref):
-        cpu, mine, rest, decisions = effort(ref, ref.name)
-        ref_turn = cpu / max(mine + rest, 1)
-        out[ref.name] = Timing(ref.name, timing_games, ref_turn * mine, mine, decisions // n,
+    if ref.searching:
+        mine, rest = turns(ref)
+        ref_turn = ref.cpu_seconds / max(mine + rest, 1)
+        out[ref.name] = Timing(ref.name, ref.games, ref_turn * mine, mine, ref.decisions // players,
                                "sim.search_effort on a table of the reference at every seat (each seat its share)")
     else:
-        cpu, turns, many = alone(ref)
-        ref_turn = cpu / max(turns, 1)
-        out[ref.name] = Timing(ref.name, many, cpu / n, turns // n, None,
-                               "thread CPU of a table of it at every seat, one worker (each seat its share)")
-    for s in entries[1:]:
-        if searching(s):
-            cpu, mine, rest, decisions = effort(s, s.name)
-            seat = max(cpu - ref_turn * rest, 0.0)
-            out[s.name] = Timing(s.name, timing_games, seat, mine, None if searching(ref) else decisions,
+        ref_turn = ref.cpu_seconds / max(ref.turns, 1)
+        out[ref.name] = Timing(ref.name, ref.games, ref.cpu_seconds / players, ref.turns // players, None, alone)
+    for c in clocked:
+        if c.reference:
+            continue
+        if c.searching:
+            mine, rest = turns(c)
+            out[c.name] = Timing(c.name, c.games, max(c.cpu_seconds - ref_turn * rest, 0.0), mine,
+                                 None if ref.searching else c.decisions,
                                  f"sim.search_effort on its table, less the {ref.name} seats' share")
         else:
-            cpu, turns, many = alone(s)
-            out[s.name] = Timing(s.name, many, cpu / n, turns // n, None,
-                                 "thread CPU of a table of it at every seat, one worker (each seat its share)")
+            out[c.name] = Timing(c.name, c.games, c.cpu_seconds / players, c.turns // players, None, alone)
     return out

@@ -214,3 +214,35 @@ def test_a_foreign_folder_is_refused_and_the_command_writes_its_ladder(tmp_path,
     assert all(s["gain"]["deals"] == 3 for s in data["standings"])
     for name in ("ladder.json", "ladder.csv", "result.json", "index.html", "reference", "player-1", "player-2"):
         assert (tmp_path / "mine" / name).exists(), name
+
+
+def test_the_rows_on_disk_are_the_rows_played_and_give_the_same_ladder(rami51, tmp_path):
+    result, folder = rami51
+    order = ("arm", "rotation", "game", "round", "seat")
+    stored = ladder_lib.stored_rows(folder).sort(order)
+    assert stored.equals(result.frame.sort(order))
+    # The same games played in memory, on another number of threads, are the very rows written to the folder.
+    assert ladder_lib.play(RAMI51_PLAYERS, "rami51", games=4, seed=2, workers=1).sort(order).equals(stored)
+    assert ladder_lib.standings(stored, RAMI51_PLAYERS, "rami51", seed=2).table().equals(result.table())
+    assert ladder_lib.stored_rows(folder, games=2)["game"].unique().sort().to_list() == [0, 1]
+    with pytest.raises(ValueError, match="no ladder"):
+        ladder_lib.stored_rows(tmp_path)
+
+
+def test_each_seat_is_charged_its_share_of_the_clock_counted_by_hand():
+    # The searching player's table, one timed deal: 10 turns of its seat, 10 of each expert seat. Rotation 1
+    # (another seat's cards) is not the deal that was timed and must not count.
+    frame = pl.DataFrame({"arm": ["s"] * 8, "rotation": [0] * 4 + [1] * 4, "game": [0] * 8,
+                          "strategy_index": [0, 1, 2, 3, 3, 0, 1, 2], "seat_turns": [10] * 4 + [99] * 4})
+    clocked = [ladder_lib.Clocked("expert", True, False, 100, 0.4, 4000, 0),
+               ladder_lib.Clocked("s", False, True, 1, 2.0, 0, 50),
+               ladder_lib.Clocked("greedy", False, False, 100, 0.2, 8000, 0)]
+    assert [ladder_lib.Clocked.from_dict(c.to_dict()) for c in clocked] == clocked
+    t = ladder_lib.charge(clocked, frame, 4)
+    # The expert's table: 0.4 s over 4000 turns of its four seats, 1e-4 s a turn; each seat a quarter.
+    assert (t["expert"].cpu_seconds, t["expert"].turns) == (pytest.approx(0.1), 1000)
+    assert t["expert"].per_turn == pytest.approx(1e-4) and t["expert"].decisions is None
+    # The search's table: 2 s less the three experts' 30 turns at 1e-4 s, over its own 10 turns and 50 decisions.
+    assert (t["s"].cpu_seconds, t["s"].turns, t["s"].decisions) == (pytest.approx(1.997), 10, 50)
+    assert t["s"].per_decision == pytest.approx(1.997 / 50)
+    assert (t["greedy"].cpu_seconds, t["greedy"].turns, t["greedy"].games) == (pytest.approx(0.05), 2000, 100)
