@@ -1,8 +1,8 @@
 """Speed of the search strategy: searched decisions and playouts per second, and the time of a whole game.
 
-Run: python benchmarks/bench_search.py [--games N] [--strategy search] [--seed S]
+Run: python benchmarks/bench_search.py [--games N] [--strategy search] [--seed S] [--rules rami51]
 
-Plays N games of Rami 51, one at a time on one thread, with the searching
+Plays N games (of Rami 51 unless ``--rules`` names another preset), one at a time on one thread, with the searching
 strategy at seat 0 and three experts (the seats do not rotate), after a
 warm-up game (compilation). Prints the median and the largest CPU time of
 one whole game (the thread's CPU clock), the searched decisions (two legal
@@ -30,8 +30,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--strategy", default="search")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rules", default="rami51", help="a preset: the budget's target is set on Rami 51")
     args = parser.parse_args()
-    r = rules.preset("rami51", players=4)
+    r = rules.preset(args.rules, players=4)
     chosen = [strategies.get(args.strategy).for_game(r.game)] + [strategies.get("expert").for_game(r.game)] * 3
     kinds, params = strategies.parameter_arrays(chosen, E.MAX_SEATS)
     kr = kernel_rules(r)
@@ -49,7 +50,7 @@ def main() -> None:
     total = sum(times)
     work = np.sum(tallies, axis=0)
     print(f"{chosen[0].name} (trials {chosen[0].params['trials']:g}, width {chosen[0].params['width']:g}, base "
-          f"{chosen[0].base.name}) + 3 experts, Rami 51, {args.games} games of seed {args.seed}, one thread:")
+          f"{chosen[0].base.name}) + 3 experts, {args.rules}, {args.games} games of seed {args.seed}, one thread:")
     print(f"  one game: median {statistics.median(times):.2f} s, largest {max(times):.2f} s of CPU")
     print(f"  searched decisions: {work[TALLY_DECISIONS] / total:,.0f} per CPU second "
           f"({work[TALLY_DECISIONS] / args.games:,.0f} per game)")

@@ -22,6 +22,7 @@ from sim.engine.policies import (
     P_SEARCH_HORIZON,
     P_SEARCH_INFER,
     P_SEARCH_PRUNE,
+    P_SEARCH_REJECT,
     P_SEARCH_SALT,
     P_SEARCH_SEES,
     P_SEARCH_TRIALS,
@@ -65,6 +66,8 @@ SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
               "discards say of their hands (0: every unseen card alike)"),
     "prune": (P_SEARCH_PRUNE, 0, 10, "drop a choice once its deficit is this many standard errors (0: the "
               "error-spending rule, which spends 5% over all looks)"),
+    "reject": (P_SEARCH_REJECT, 0, 64, "deal a trial again, up to this many times, while some seat that has not "
+               "opened holds a hand its strategy would open with (0: never)"),
 }
 """The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` and ``salt`` whole)."""
 

@@ -60,8 +60,8 @@ def test_look_quantiles_spend_five_percent_over_all_looks():
     # greedy asks "Puis-je ?": cards taken out of turn are known too.
     ("contrat", ["search:trials=4", "greedy", "greedy", "search:trials=4,base=random"]),
     # Inference: a position reads the others' throws and tops left from the trace as the game loop noted them.
-    ("rami51", ["search:trials=4,infer=1.5", "expert", "search:trials=4,infer=3,prune=2", "greedy"]),
-    ("contrat", ["search:trials=4,infer=2", "greedy", "expert"]),
+    ("rami51", ["search:trials=4,infer=1.5,reject=8", "expert", "search:trials=4,infer=3,prune=2", "greedy"]),
+    ("contrat", ["search:trials=4,infer=2,reject=4", "greedy", "expert"]),
     ("basic", ["expert", "search:trials=4,infer=2", "random"]),
 ])
 def test_a_searching_game_replays_through_the_rules_and_through_positions(preset, seats):
@@ -224,11 +224,12 @@ def test_evidence_counts_a_throws_partners_and_a_passed_up_tops_and_fades_with_e
 
 
 def test_inference_and_pruning_are_parameters_whose_zero_is_the_plain_search():
-    s = S.get("search:infer=1.5,prune=2")
-    assert s.name == "search:infer=1.5,prune=2"
-    assert S.get("search:infer=0,prune=0").vector().tolist() == S.get("search").vector().tolist()
+    s = S.get("search:infer=1.5,prune=2,reject=3")
+    assert s.name == "search:infer=1.5,prune=2,reject=3"
+    assert S.get("search:infer=0,prune=0,reject=0").vector().tolist() == S.get("search").vector().tolist()
     for text, message in (("search:infer=-1", "infer = -1.0 must be a number from 0"),
                           ("search:prune=11", "prune = 11.0 must be a number from 0"),
+                          ("search:reject=2.5", "reject = 2.5 must be a whole number from 0"),
                           ("search:sees=1", "unknown search parameter 'sees'")):
         with pytest.raises(ValueError, match=message):
             S.get(text)
@@ -271,3 +272,33 @@ def test_the_ceiling_is_the_one_player_whose_choices_read_the_hidden_cards():
             checked += 1
         _, position = position.step()
     assert checked >= 5 and changed > 0
+
+
+def test_the_opening_filter_never_refuses_the_true_hands_and_refuses_some_re_deals():
+    # reject: a seat that has played a turn of the round without opening holds no hand its strategy would open
+    # with (an expert opens as soon as it can, and a hand now holds at most what it held at its last laying). The
+    # true hands of games of experts always pass; hands dealt anew from what a seat cannot see often do not.
+    from sim.engine import rollout as RK
+    from sim.engine.melds import workspace
+    from sim.engine.round import round_state
+    from sim.rollouts import redeal
+
+    probe = round_state(False)
+    refused = passed = 0
+    for game in range(3):
+        events = sim.play_traced("rami51", ["expert"] * 4, seed=8, game=game, max_rounds=1)
+        position = Position.from_trace(events, next(i for i, e in enumerate(events) if e["type"] == "deal"))
+        while position.decision != "over":
+            if position.decision == "discard":
+                for dealt, truth in ((position, True), (redeal(position, seed=4, trial=game), False)):
+                    state = dealt.kernel_state()
+                    opened = RK.would_have_opened(state.rules, state.round, state.g, dealt.seat, state.kinds,
+                                                  state.params, probe, np.zeros_like(state.g), workspace(),
+                                                  np.zeros(6, dtype=np.uint64))
+                    if truth:
+                        assert not opened, position.events[-1]
+                        passed += 1
+                    else:
+                        refused += opened
+            _, position = position.step()
+    assert passed > 50 and refused > 0

@@ -135,11 +135,13 @@ P_SEARCH_HORIZON = 17
 # ceiling, never a player), how strongly its re-deals lean on what the other
 # seats' own choices said about their hands (0: not at all), and the normal
 # quantile past which a choice is dropped between looks (0: the error-spending
-# rule of sim.engine.search).
+# rule of sim.engine.search), and how many times a re-deal is made again while
+# some seat holds a hand it would have opened with (0: never).
 P_SEARCH_SEES = 18
 P_SEARCH_INFER = 19
 P_SEARCH_PRUNE = 20
-N_PARAMS = 21
+P_SEARCH_REJECT = 21
+N_PARAMS = 22
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3

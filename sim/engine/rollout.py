@@ -17,10 +17,13 @@ import numpy as np
 
 from sim.engine.jit import entry, kernel
 
+from sim.engine import params as P
 from sim.engine import position as K
+from sim.engine.actions import enumerate_actions
+from sim.engine.policies import choose_action, lists_joker_free, policy_is_deterministic
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
-from sim.engine.layout import PUB_PILE, PUB_TABLE
+from sim.engine.layout import A_TYPE, ACT_OPEN, PUB_PILE, PUB_TABLE, fill_view
 from sim.engine.melds import JOKER, ZERO, bit, workspace
 from sim.engine.round import round_state
 from sim.engine.rng import (
@@ -38,6 +41,8 @@ from sim.engine.state import (
     MAX_FLIPS,
     MAX_SEATS,
     S_NO_OPEN,
+    S_OPENED,
+    S_TURNS,
 )
 
 MODE_BELIEF, MODE_CLAIRVOYANT = 0, 1
@@ -191,6 +196,42 @@ def _lean_pick(pool, i, n, need, lean, s, rng, keys):
 
 
 @kernel
+def would_have_opened(rules, st, g, seat, kinds, params, probe, g_probe, ws, rng):
+    """Whether some other seat that has played a turn of this round without opening holds a hand its strategy
+    would open with now: a hand the seat could not have held, since its strategy opens as soon as it would.
+
+    Each such seat's layings are listed into ``probe``'s scratch (``g_probe``
+    a copy of ``g``: the listing writes its counts), never into ``st``'s,
+    whose rows the decision's choices index; its strategy is asked, as at its
+    own laying, whether it opens. Only strategies that choose from the
+    position alone are asked (a random seat may have passed any opening).
+    A hand held a turn ago held at least as much as now, less the card
+    thrown since, so the test is a fair reading of the seat's last laying.
+    """
+    for s in range(rules.players):
+        if s == seat or st.seats[s, S_OPENED] == 1 or st.seats[s, S_TURNS] == 0:
+            continue
+        if not policy_is_deterministic(kinds[s], params[s]):
+            continue
+        for k in range(g.shape[0]):
+            g_probe[k] = g[k]
+        joker_free = rules.game != P.GAME_RAMI51 or lists_joker_free(kinds[s], params[s])
+        n_act = enumerate_actions(
+            rules, g_probe, s, st.h_lo[s], st.h_hi[s], st.h_jk[s], st.h_n[s], False, -1, -1, -1, st.table,
+            st.takes, probe.c_mask, probe.c_info, probe.s_mask, probe.s_info, probe.open_sel, probe.open_n,
+            probe.act, probe.facts, probe.r_mask, probe.r_info, ws, joker_free,
+        )
+        if n_act == 0:
+            continue
+        fill_view(rules, g, st.seats, st.h_n, st.h_jk, s, probe.obs)
+        a = choose_action(kinds[s], params[s], rng, s, probe.act, probe.facts, n_act, probe.obs, st.h_lo[s],
+                          st.h_hi[s], st.h_jk[s], st.pub)
+        if probe.act[a, A_TYPE] == ACT_OPEN:
+            return True
+    return False
+
+
+@kernel
 def _seed_trial(seed, t, policy_rng, deck_rng):
     for s in range(MAX_SEATS):
         policy_rng[s] = derive_seed(np.uint64(seed), t, s, STREAM_ROLLOUT_SEAT_POLICY)
@@ -199,8 +240,8 @@ def _seed_trial(seed, t, policy_rng, deck_rng):
 
 # Optimised apart (see sim.engine.jit): the round it plays is optimised in finish_round's library already.
 @entry(optimised_apart=True)
-def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices, active, t0, t1,
-               points, went_out):
+def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, active,
+               t0, t1, points, went_out):
     """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t, s]`` (every seat's round
     points) and ``went_out[j, t]`` (whether ``seat`` went out).
 
@@ -208,7 +249,10 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, m
     :func:`sim.engine.position.decide` returns them. Each trial re-deals
     (``mode`` ``MODE_BELIEF``) or keeps the hidden cards
     (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
-    with the strategies, on the same streams.
+    with the strategies, on the same streams. With ``attempts`` above 0, a
+    re-deal in which some seat holds a hand it would have opened with
+    (:func:`would_have_opened`) is dealt again from the same stream, up to
+    ``attempts`` more times (the last deal is kept).
     """
     # The large scratch arrays unset: a trial never reads them before its turn writes them.
     trial = round_state(False)
@@ -226,6 +270,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, m
     branch_deck = np.zeros(1, dtype=np.uint64)
     pool = np.zeros(MAX_CARDS, dtype=np.int64)
     keys = np.zeros(MAX_CARDS, dtype=np.float64)
+    probe = round_state(False)
+    g_probe = np.zeros_like(g_root)
+    probe_rng = np.zeros(MAX_SEATS, dtype=np.uint64)
     for t in range(t0, t1):
         copy_state(root, g_root, ts_root, trial, g_trial, ts_trial)
         g_trial[G_TRACE] = 0
@@ -234,6 +281,11 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, m
         if mode == MODE_BELIEF:
             deal_rng[0] = derive_seed(np.uint64(seed), t, 0, STREAM_ROLLOUT_DEAL)
             redeal(rules, trial, g_trial, seat, known, deal_rng, pool, lean, keys)
+            # A re-deal rewrites every hidden card, so it is made again on the trial as it stands.
+            for _ in range(attempts):
+                if not would_have_opened(rules, trial, g_trial, seat, kinds, params, probe, g_probe, ws, probe_rng):
+                    break
+                redeal(rules, trial, g_trial, seat, known, deal_rng, pool, lean, keys)
         _seed_trial(seed, t, policy_rng, deck_rng)
         for j in range(choices.shape[0]):
             if not active[j]:
@@ -250,9 +302,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, m
 
 
 @entry(optimised_callees=True)
-def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices,
-                          active, t0, t1, points, went_out):
+def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed,
+                          choices, active, t0, t1, points, went_out):
     """:func:`run_trials`, called from Python: it relinks the rollouts that the searching game links in too,
     rather than compiling them a second time for Python (see :mod:`sim.engine.position`'s doors)."""
-    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, mode, seed, choices, active, t0, t1,
-               points, went_out)
+    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, active,
+               t0, t1, points, went_out)

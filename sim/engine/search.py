@@ -56,7 +56,7 @@ from sim.engine.layout import PUB_TOOK
 from sim.engine.melds import JOKER, bit, workspace
 from sim.engine.policies import (
     FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
-    P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
+    P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
 )
 from sim.engine.rng import STREAM_GAME_FUTURE, STREAM_SEARCH, derive_seed
 from sim.engine.rollout import MODE_BELIEF, MODE_CLAIRVOYANT, run_trials
@@ -204,8 +204,8 @@ def list_choices(g, st, ts, base_choice, choices):
 
 
 @entry(optimised_callees=True)
-def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, mode, prune, seed, trials, width, choices, n,
-                    totals, horizon, library, starts, points_per_game, tally):
+def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, attempts, mode, prune, seed, trials, width,
+                    choices, n, totals, horizon, library, starts, points_per_game, tally):
     """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
 
     ``kinds``/``params`` are the strategies of the playouts. A playout is
@@ -232,8 +232,8 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, mode, pr
         for j in range(n):
             if active[j]:
                 tally[TALLY_PLAYOUTS] += t1 - done
-        run_trials(rules, st, g, ts, kinds, params, seat, known, lean, mode, seed, choices[:n], active, done, t1,
-                   outcome, went_out)
+        run_trials(rules, st, g, ts, kinds, params, seat, known, lean, attempts, mode, seed, choices[:n], active,
+                   done, t1, outcome, went_out)
         for t in range(done, t1):
             for j in range(n):
                 if not active[j]:
@@ -321,8 +321,8 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed
     # The ceiling (sees) keeps the hidden cards as they are: a yardstick, never a player.
     mode = MODE_CLAIRVOYANT if params[seat, P_SEARCH_SEES] > 0 else MODE_BELIEF
     tally[TALLY_DECISIONS] += 1
-    return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine, lean, mode,
-                           params[seat, P_SEARCH_PRUNE],
+    return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine, lean,
+                           np.int64(params[seat, P_SEARCH_REJECT]), mode, params[seat, P_SEARCH_PRUNE],
                            derive_seed(np.uint64(seed) + np.uint64(params[seat, P_SEARCH_SALT]), game,
                                        decision_key(g, st, ts), STREAM_SEARCH), trials,
                            params[seat, P_SEARCH_WIDTH], choices, n, totals, np.int64(params[seat, P_SEARCH_HORIZON]),
