@@ -79,7 +79,9 @@ sizes consistent with the draws, layings and throws, every meld laid a
 meld, and scores for every seat. A fault raises :class:`RecordError`
 naming its line and column. :func:`seat_decisions` walks a read record and
 gives, at each point where the seat may decide, the seat's view
-(:class:`sim.seat_view.SeatView`) and what the record says it played.
+(:class:`sim.seat_view.SeatView`) and what the record says it played;
+:func:`seen_steps` gives the seat's view after every line (the review's
+game page draws them).
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ from sim import rules as rules_lib
 from sim.rules.melds import meld_readings
 from sim.seat_view import SeatView, StartMeld, meld_of_reading, rules_of, ruleset_of
 
-__all__ = ["Entry", "GameRecord", "RecordError", "SeatPoint", "parse_record", "seat_decisions", "write_record"]
+__all__ = ["Entry", "GameRecord", "RecordError", "SeatPoint", "SeenStep", "parse_record", "seat_decisions", "seen_steps",
+           "write_record"]
 
 _HEAD = ("rules", "players", "seat", "totals")
 _ROUND_KEYS = ("first", "hand", "pile")
@@ -168,6 +171,23 @@ class SeatPoint:
     entry: Entry
     played: str | None
     card: str | None = None
+
+
+@dataclass(frozen=True)
+class SeenStep:
+    """The round as the record's seat sees it after one line of the record (:func:`seen_steps`).
+
+    ``line`` the record's line, ``entry`` its event (``None`` for a round's
+    deal, whose line is the round's ``pile:``), ``view`` what the seat sees
+    after it (its ``decision`` names no decision: only its facts are meant),
+    ``totals`` the game's totals after it (a ``score:`` line adds the round's
+    points).
+    """
+
+    line: int
+    entry: Entry | None
+    view: SeatView
+    totals: tuple[int, ...]
 
 
 # ------------------------------------------------------------------ writing
@@ -611,9 +631,10 @@ def _lay_words(text: str) -> list[str]:
     return text.split()
 
 
-def _walk(record: GameRecord) -> Iterator[SeatPoint]:
-    """Every point of the record where its seat may decide, each checked move applied (see :class:`SeatPoint`);
-    raises :class:`RecordError` at the first line that cannot happen."""
+def _walk(record: GameRecord) -> Iterator[SeatPoint | SeenStep]:
+    """Every point of the record where its seat may decide (see :class:`SeatPoint`), and after every line what
+    the seat sees (:class:`SeenStep`), each checked move applied; raises :class:`RecordError` at the first line
+    that cannot happen."""
     r = record.ruleset
     n = r.players
     seat = record.seat
@@ -629,6 +650,7 @@ def _walk(record: GameRecord) -> Iterator[SeatPoint]:
         st.took = [Counter() for _ in range(n)]
         st.known = [Counter() for _ in range(n)]
         _check_seen(st, *rd.lines["hand"])
+        yield SeenStep(rd.lines["pile"][0], None, st.view("draw"), tuple(totals))
         ended = False
         entries = list(rd.entries)
         for k, e in enumerate(entries):
@@ -642,17 +664,16 @@ def _walk(record: GameRecord) -> Iterator[SeatPoint]:
                 points = [_number(w, e.line, c, "score", -10**6) for w, c in words]
                 totals = [t + p for t, p in zip(totals, points)]
                 ended = True
-                continue
-            if e.kind == "blocked":
+            elif e.kind == "blocked":
                 if e.text not in rules_lib.blocked_reasons(r.game):
                     raise _fail(e, f"blocked {e.text!r}: the reasons are {', '.join(rules_lib.blocked_reasons(r.game))}",
                                 e.at)
-                continue
-            if e.kind == "restock":
+            elif e.kind == "restock":
                 _restock(st, e)
-                continue
-            yield from _entry(st, e, nxt)
-            _check_seen(st, e.line, e.column)
+            else:
+                yield from _entry(st, e, nxt)
+                _check_seen(st, e.line, e.column)
+            yield SeenStep(e.line, e, st.view("draw"), tuple(totals))
         if not ended:
             at = entries[-1].line + 1 if entries else rd.lines["pile"][0] + 1
             raise RecordError(f"round {rd.number} has no 'score:' line (every seat's points in the round)", at, 1)
@@ -984,7 +1005,13 @@ def _check_opening(st: _Round, e: Entry, melds: list[StartMeld], lays_all: bool)
 
 def seat_decisions(record: GameRecord) -> Iterator[SeatPoint]:
     """Every point of ``record`` where its seat may decide, in order (see :class:`SeatPoint`)."""
-    return _walk(record)
+    return (point for point in _walk(record) if isinstance(point, SeatPoint))
+
+
+def seen_steps(record: GameRecord) -> Iterator[SeenStep]:
+    """What the record's seat sees after each round's deal and after each line of the round, in order (see
+    :class:`SeenStep`)."""
+    return (step for step in _walk(record) if isinstance(step, SeenStep))
 
 
 def with_decision(view: SeatView, decision: str) -> SeatView:

@@ -3,7 +3,8 @@
 What the page shows is checked against the trace and the engine's positions
 (``sim.Position.from_trace``): the hands at a few steps, the view toggle, an
 analysed decision's played and best choices and its mark, the timeline's
-jump. Skipped when no Chromium is found, except under
+jump; and a review's page (``rami review --html``), at every step, shows the
+record's seat's hand alone, every other hand face down. Skipped when no Chromium is found, except under
 ``RAMI_REQUIRE_BROWSER=1`` (CI), where a missing browser fails.
 """
 
@@ -193,4 +194,62 @@ def test_plain_trace_navigates(driver: Any, tmp_path: Path) -> None:
     assert _step(driver) == len(events) - 1
     driver.find_element("id", "first").click()
     assert _step(driver) == 0
+    assert _errors(driver) == []
+
+
+_HANDS_SCRIPT = """
+return Array.from(document.querySelectorAll('#hands .seat')).map((box) => [
+  box.dataset.shown,
+  Array.from(box.querySelectorAll('.card[data-card]')).map((c) => c.dataset.card),
+  box.querySelectorAll('.card.back').length]);
+"""
+
+
+def test_a_review_page_shows_no_hidden_card(driver: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    from sim.analysis.analyse import walk
+    from sim.analysis.page import write_review_html
+    from sim.game_record import parse_record, write_record
+
+    seat = 1
+    events = sim.play_traced("rami51", ["expert"] * 3, seed=13, max_rounds=1)
+    record = parse_record(write_record(events, seat))
+    reviewed = sim.review(record, trials=4, seed=5, width=None, workers=1)
+    path = tmp_path / "review.html"
+    write_review_html(record, reviewed, path)
+    driver.get(path.as_uri())
+    assert driver.find_element("tag name", "body").get_attribute("data-view") == "seat"
+    assert driver.find_elements("id", "view-toggle") == []
+    last = int(driver.find_element("css selector", "#position").text.split(" of ")[1].split(",")[0])
+    # Every step: the seat's own hand face up, every other hand face down, nothing else in the hands.
+    for k in range(last + 1):
+        assert _step(driver) == k
+        hands = driver.execute_script(_HANDS_SCRIPT)
+        for s, (shown, cards, backs) in enumerate(hands):
+            if s == seat:
+                assert shown == "yes" and backs == 0 and (k > 0 or cards == [])
+            else:
+                assert shown == "no" and cards == [], (k, s)
+        _press(driver, Keys.ARROW_RIGHT)
+    _press(driver, "v")
+    assert driver.find_element("tag name", "body").get_attribute("data-view") == "seat"
+    # The decisions, one after another, stand where the traced game stood for the seat.
+    _press(driver, Keys.HOME)
+    truth = [step.position for step in walk(events) if step.position.seat == seat]
+    assert len(truth) == len(reviewed.decisions)
+    shown_steps = []
+    for k, d in enumerate(reviewed.decisions):
+        if k == 0 or driver.find_element("id", f"decision-{k}").get_attribute("hidden") is not None:
+            driver.find_element("id", "next-decision").click()
+        assert driver.find_element("id", f"decision-{k}").is_displayed()
+        shown_steps.append(_step(driver))
+        position = truth[k]
+        hands = driver.execute_script(_HANDS_SCRIPT)
+        assert _same_cards(hands[seat][1], position.hand(seat)), k
+        assert [b for s, (_, _, b) in enumerate(hands) if s != seat] == \
+            [len(position.hand(s).split()) for s in range(3) if s != seat]
+        played = driver.find_elements("css selector", f"#decision-{k} tr.played td.choice")
+        assert [p.text for p in played] == [d.played]
+    assert shown_steps == sorted(shown_steps) and len(set(shown_steps)) < len(shown_steps)
     assert _errors(driver) == []

@@ -4,6 +4,7 @@ game reviews to the very values ``sim.analyse`` gives that seat of the full trac
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -12,7 +13,9 @@ from click.testing import CliRunner
 import sim
 from sim.cli import main
 from sim.engine.layout import PUB_TABLE
-from sim.game_record import RecordError, write_record
+from sim.analysis.analyse import walk
+from sim.analysis.page import review_html
+from sim.game_record import RecordError, parse_record, write_record
 
 
 def _values(analysis: sim.analysis.Analysis) -> list[dict]:
@@ -76,3 +79,61 @@ def test_rami_review_prints_the_table_or_json_and_refuses_a_bad_record(tmp_path)
     assert refused.output.strip().splitlines() == [f"Error: {bad}: line 13, column 9: seat 1 holds no 7♣ to throw"]
     with pytest.raises(RecordError):
         sim.review("rules: rami51\n")
+
+
+def _page_data(html: str) -> dict:
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_the_review_page_shows_what_the_seat_saw_and_no_other_card():
+    events = sim.play_traced("contrat", ["expert"] * 4, seed=3, max_rounds=1)
+    seat = 2
+    record = parse_record(write_record(events, seat))
+    reviewed = sim.review(record, trials=4, seed=5, width=None, workers=1)
+    data = _page_data(review_html(record, reviewed))
+    r = record.ruleset
+    assert data["view"] == "seat" and data["seat"] == seat
+    for step in data["steps"][1:]:
+        # The other hands are sizes alone; the cards of a step add up to the deck.
+        assert [h for s, h in enumerate(step["hands"]) if s != seat] == [""] * (r.players - 1)
+        assert len(step["hands"][seat].split()) == step["sizes"][seat]
+        on_table = sum(len(cards.split()) for _, cards in step["table"])
+        assert sum(step["sizes"]) + on_table + step["pile_size"] + step["stock"] == r.deck_size, step["caption"]
+    # At each reviewed decision, the page stands where the traced game stood: the seat's own cards, every hand's
+    # size, the table and the pile's top, one decision after another as sim.analyse walks the trace.
+    truth = [step.position for step in walk(events) if step.position.seat == seat]
+    assert len(truth) == len(reviewed.decisions) >= 20
+    where = {d["index"]: int(step) for step, ds in data["decisions"].items() for d in ds}
+    for k, position in enumerate(truth):
+        step = data["steps"][where[k]]
+        seen = position.observe(seat)
+        assert Counter(step["hands"][seat].split()) == Counter(position.hand(seat).split()), k
+        assert tuple(step["sizes"]) == seen.hand_sizes and [m for _, m in step["table"]] == list(seen.table)
+        assert step["pile"] == (seen.pile.split() or [""])[-1] and step["stock"] == seen.stock_size
+    assert {reviewed.decisions[k].kind for k in where} >= {"draw", "lay", "discard", "may_i"}
+
+
+def test_rami_review_writes_the_page_and_nothing_for_a_bad_record(tmp_path):
+    events = sim.play_traced("rami51", ["expert"] * 3, seed=13, max_rounds=1)
+    path = tmp_path / "game.txt"
+    path.write_text(write_record(events, 1, ascii=True), encoding="utf-8")
+    page = tmp_path / "game.html"
+    runner = CliRunner()
+    ran = runner.invoke(main, ["review", str(path), "--trials", "4", "--width", "50", "--html", str(page)])
+    assert ran.exit_code == 0, ran.output
+    assert ran.output.strip().splitlines()[-1] == f"game page: {page.resolve()}"
+    html = page.read_text(encoding="utf-8")
+    assert "the record of seat 1" in html and 'id="view-toggle"' not in html
+    data = _page_data(html)
+    assert data["steps"][1]["caption"] == "Round 1 is dealt; seat 0 plays first"
+    assert len(data["steps"]) == 2 + sum(1 for line in path.read_text(encoding="utf-8").splitlines()[5:]
+                                         if line.strip() and not line.startswith(("#", "round", "first", "hand",
+                                                                                   "pile")))
+    bad = tmp_path / "bad.txt"
+    bad.write_text(path.read_text(encoding="utf-8").replace("score:", "scores:"), encoding="utf-8")
+    other = tmp_path / "other.html"
+    refused = runner.invoke(main, ["review", str(bad), "--html", str(other)])
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    assert not other.exists()

@@ -13,6 +13,14 @@ the position *after* event ``i``; an analysed decision whose first event is
 decision that starts at a ``deal`` or a ``restock``, which
 ``sim.Position.from_trace`` stands after (step ``e``).
 
+:func:`review_html` (and :func:`write_review_html`) gives the page of a
+game record's review (:func:`sim.review`): built from the record's views
+alone (:func:`sim.game_record.seen_steps`), one step after each line of the
+record, it holds the record's seat's own hand, the public events, and the
+other hands as sizes only; no hidden card is in the page, since the record
+knows none. A reviewed decision, whose ``event`` is the record's line that
+answers it, stands at the step before that line.
+
 The HTML comes from Jinja2 templates in ``sim/analysis/templates/``, with
 autoescaping on: a strategy's name or any other text of the trace is
 written as text, never as markup.
@@ -27,11 +35,14 @@ from typing import Any
 
 import jinja2
 
+from sim import cards as cardlib
 from sim.analysis.decisions import MARKS, Analysis, Decision
+from sim.game_record import Entry, GameRecord, SeenStep, seen_steps
 from sim.rules.facts import better_points
 from sim.rules.replay import TableState, replay_states
 
-__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "card_tokens", "decision_step", "page_data", "to_html", "write_html"]
+__all__ = ["KIND_WORDS", "MARK_SYMBOLS", "card_tokens", "decision_step", "page_data", "review_html",
+           "review_page_data", "to_html", "write_html", "write_review_html"]
 
 # The signs annotated games use beside a move, as GNU Backgammon and chess books do.
 MARK_SYMBOLS = {"doubtful": "?!", "bad": "?", "very bad": "??"}
@@ -140,9 +151,10 @@ class _Point:
     title: str
 
 
-def _timeline(analysis: Analysis, steps: int) -> dict[str, Any]:
-    """The timeline's geometry: one point per decision (x by step, y by loss), the rounds' boundaries,
-    one line per seat, and each seat's total loss."""
+def _timeline(analysis: Analysis, steps: int, step_of: Sequence[int],
+              rounds: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """The timeline's geometry: one point per decision (x by step, ``step_of[k]`` decision ``k``'s, y by loss),
+    the rounds' boundaries (``(step, round)`` where each begins), one line per seat, and each seat's total loss."""
     top = max([d.loss for d in analysis.decisions] + [1.0])
     span = max(steps - 1, 1)
 
@@ -154,12 +166,12 @@ def _timeline(analysis: Analysis, steps: int) -> dict[str, Any]:
 
     points = []
     for k, d in enumerate(analysis.decisions):
-        step = decision_step(analysis.events, d)
+        step = step_of[k]
         words = f"seat {d.seat}, round {d.round + 1}, turn {d.turn + 1}: {d.kind} {d.played}, " \
                 f"loss {d.loss:.2f} [{d.loss_ci[0]:.2f}, {d.loss_ci[1]:.2f}]"
         points.append(_Point(x_of(step), y_of(d.loss), d.seat, step, k, d.mark,
                              words + (f" ({d.mark})" if d.mark else "")))
-    rounds = [(x_of(i), e["round"] + 1) for i, e in enumerate(analysis.events) if e["type"] == "deal"]
+    boundaries = [(x_of(step), number + 1) for step, number in rounds]
     lines = {s: " ".join(f"{p.x},{p.y}" for p in points if p.seat == s) for s in analysis.seats}
     totals = []
     for s in analysis.seats:
@@ -167,7 +179,7 @@ def _timeline(analysis: Analysis, steps: int) -> dict[str, Any]:
         totals.append({"seat": s, "decisions": len(mine), "loss": sum(d.loss for d in mine),
                        "marked": sum(1 for d in mine if d.mark)})
     return {"width": _WIDTH, "height": _HEIGHT, "margin": _MARGIN, "top": top, "zero": y_of(0.0),
-            "top_y": y_of(top), "points": points, "rounds": rounds, "lines": lines, "totals": totals}
+            "top_y": y_of(top), "points": points, "rounds": boundaries, "lines": lines, "totals": totals}
 
 
 def _state_json(state: TableState) -> dict[str, Any]:
@@ -199,8 +211,9 @@ def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
             decisions.setdefault(step, []).append({"index": k, "seat": d.seat, "kind": d.kind, "played": d.played,
                                                    "best": d.best, "mark": d.mark})
             steps[step]["to_move"] = d.seat
-    return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "steps": steps,
-            "decisions": decisions, "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}
+    return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "seat": None,
+            "steps": steps, "decisions": decisions,
+            "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}
 
 
 def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:
@@ -224,14 +237,34 @@ def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:
     data = page_data(source)
     game = (analysis.events if analysis else list(source))[0]
     better = ("lower" if analysis.lower_is_better else "higher") if analysis else better_points(game["ruleset"]["game"])
+    events = analysis.events if analysis else ()
+    step_of = [decision_step(events, d) for d in analysis.decisions] if analysis else []
+    rounds = [(i, e["round"]) for i, e in enumerate(events) if e["type"] == "deal"]
+    return _render(
+        data, analysis, step_of, rounds, better,
+        title=f"{game['ruleset']['game']} game, seed {game['seed']}, game {game['game']}"
+              + (": analysis" if analysis else ""),
+        heading=f"{game['ruleset']['game']}, {game['players']} players: {', '.join(game['strategies'])}",
+        source=f"Seed {game['seed']}, game {game['game']}.",
+        seat_names=list(game["strategies"]),
+    )
+
+
+def _render(data: dict[str, Any], analysis: Analysis | None, step_of: Sequence[int],
+            rounds: Sequence[tuple[int, int]], better: str, title: str, heading: str, source: str,
+            seat_names: Sequence[str]) -> str:
+    """The page of ``data`` (:func:`page_data`'s form) and ``analysis``, its decision ``k`` at step
+    ``step_of[k]``, the rounds beginning at the steps of ``rounds``."""
     context = {
         "data": data,
         "analysis": analysis,
-        "game": game,
+        "title": title,
+        "heading": heading,
+        "source": source,
+        "seat_names": list(seat_names),
         "decisions": list(enumerate(analysis.decisions)) if analysis else [],
-        "decision_steps": {k: decision_step(analysis.events, d) for k, d in enumerate(analysis.decisions)}
-        if analysis else {},
-        "timeline": _timeline(analysis, len(data["steps"])) if analysis and analysis.decisions
+        "decision_steps": dict(enumerate(step_of)),
+        "timeline": _timeline(analysis, len(data["steps"]), step_of, rounds) if analysis and analysis.decisions
         else None,
         "marks": MARKS,
         "kind_words": KIND_WORDS,
@@ -246,3 +279,119 @@ def write_html(source: Analysis | Sequence[dict[str, Any]], path: str | os.PathL
     """Write :func:`to_html`'s page to ``path`` (UTF-8)."""
     with open(path, "w", encoding="utf-8") as f:
         f.write(to_html(source))
+
+
+# ------------------------------------------------------------------ a record's review
+
+
+def _notation(text: str) -> str:
+    """``text`` with every card written in the lab's notation (a record may write ``7H`` or ``JK``)."""
+    words = []
+    for word in text.split():
+        try:
+            cards = cardlib.parse(word)
+        except ValueError:
+            cards = []
+        words.append(cards[0].text() if len(cards) == 1 else word)
+    return " ".join(words)
+
+
+def _record_caption(step: SeenStep, seat: int) -> str:
+    """What one line of a record did, in words (cards in notation)."""
+    e = step.entry
+    if e is None:
+        return f"Round {step.view.round + 1} is dealt; seat {step.view.mover} plays first"
+    who = f"Seat {e.seat}"
+    text = _notation(e.text)
+    if e.kind == "drew":
+        return f"{who} draws {text} from the stock" if e.seat == seat else f"{who} draws from the stock"
+    if e.kind == "took":
+        return f"{who} takes {text} from the discard pile"
+    if e.kind == "asks":
+        words = text.split()
+        penalty = f" with the penalty card {words[2]}" if len(words) == 3 else " and a penalty card"
+        return f"{who} says \"Puis-je ?\" and takes {words[0]}{penalty}"
+    if e.kind in ("open", "meld", "add", "recover"):
+        return f"{who}: {e.kind} {text}"
+    if e.kind == "threw":
+        return f"{who} throws {text}"
+    if e.kind == "out":
+        return f"{who} goes out"
+    if e.kind == "restock":
+        return "The stock is empty: it is rebuilt from the pile"
+    if e.kind == "blocked":
+        return f"The round is blocked ({e.text.replace('_', ' ')})"
+    return f"Round {step.view.round + 1} ends: points [{', '.join(e.text.split())}], totals " \
+           f"[{', '.join(map(str, step.totals))}]"
+
+
+def _seen_json(step: SeenStep, seat: int) -> dict[str, Any]:
+    """A step as the page's script draws it: the seat's own hand, every other hand as its size alone."""
+    v = step.view
+    pile = v.pile.split()
+    return {"hands": [v.hand if s == seat else "" for s in range(v.players)], "sizes": list(v.hand_sizes),
+            "table": [[i, m.cards] for i, m in enumerate(v.table)], "pile": pile[-1] if pile else "",
+            "pile_size": len(pile) + v.pile_unseen, "stock": v.stock,
+            "opened": [s in v.opened for s in range(v.players)], "totals": list(step.totals), "round": v.round,
+            "line": step.line}
+
+
+def review_page_data(record: GameRecord, analysis: Analysis | None = None) -> tuple[dict[str, Any], list[int]]:
+    """What the review page's script draws (the form of :func:`page_data`, and ``seat``, every step's
+    ``sizes`` and ``line``), and the step of each reviewed decision: step 0 is the record's start, then one
+    step after each round's deal and after each line; a decision at the step before its line."""
+    seat = record.seat
+    n = record.ruleset.players
+    start = {"event": 0, "type": "start", "caption": f"The record of seat {seat}: {record.ruleset.game} for {n} "
+                                                     f"players", "to_move": None,
+             "hands": [""] * n, "sizes": [0] * n, "table": [], "pile": "", "pile_size": 0, "stock": 0,
+             "opened": [False] * n, "totals": list(record.totals), "round": None, "line": 0}
+    steps = [start]
+    for k, step in enumerate(seen_steps(record), start=1):
+        steps.append({"event": k, "type": "deal" if step.entry is None else step.entry.kind,
+                      "caption": _record_caption(step, seat), "to_move": step.view.mover, **_seen_json(step, seat)})
+    step_of = []
+    decisions: dict[int, list[dict[str, Any]]] = {}
+    for k, d in enumerate(analysis.decisions if analysis is not None else ()):
+        if d.seat != seat:
+            raise ValueError(f"decision {k} is seat {d.seat}'s, not the record's seat {seat}'s")
+        before = [i for i, st in enumerate(steps) if 0 < st["line"] < d.event]
+        if not before:
+            raise ValueError(f"decision {k} stands at line {d.event}, before the record's first round")
+        step_of.append(before[-1])
+        decisions.setdefault(before[-1], []).append({"index": k, "seat": d.seat, "kind": d.kind,
+                                                     "played": d.played, "best": d.best, "mark": d.mark})
+    names = ["this record" if s == seat else "" for s in range(n)]
+    data = {"players": n, "strategies": names, "seat": seat, "steps": steps, "decisions": decisions,
+            "view": "seat"}
+    return data, step_of
+
+
+def review_html(record: GameRecord, analysis: Analysis) -> str:
+    """The game page of a record's review (:func:`sim.review`), drawn from the record's views alone (see the
+    module's docstring).
+
+    Raises
+    ------
+    ValueError
+        A decision of ``analysis`` is not the record's seat's, or stands outside the record.
+    """
+    data, step_of = review_page_data(record, analysis)
+    rounds = [(i, st["round"]) for i, st in enumerate(data["steps"]) if st["type"] == "deal"]
+    seat = record.seat
+    game = record.ruleset.game
+    n = record.ruleset.players
+    return _render(
+        data, analysis, step_of, rounds, "lower" if analysis.lower_is_better else "higher",
+        title=f"{game} game record of seat {seat}: review",
+        heading=f"{game}, {n} players: the record of seat {seat}",
+        source=f"A game written down from seat {seat}'s view: its own hand, the public moves, every other hand "
+               f"by its size alone.",
+        seat_names=data["strategies"],
+    )
+
+
+def write_review_html(record: GameRecord, analysis: Analysis, path: str | os.PathLike[str]) -> None:
+    """Write :func:`review_html`'s page to ``path`` (UTF-8)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(review_html(record, analysis))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from sim.cli.analyse import check_analyse, parse_thresholds
+from sim.cli.analyse import check_analyse, check_page_path, parse_thresholds
 from sim.cli.common import (
     BadValue,
     Number,
@@ -73,14 +73,19 @@ def record_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, 
               help="The loss (round points) that earns a mark, e.g. --mark bad=6 (repeatable).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Threads playing trials side by side (the figures do not depend on it).")
+@click.option("--html", "html_path", type=PathArg(dir_okay=False, path_type=Path), default=None, metavar="PAGE",
+              help="Also write the review's game page: one self-contained HTML file with what the seat saw, line "
+                   "by line (its own hand, the public moves, the other hands by their sizes), every reviewed "
+                   "decision's choices and marks, and the timeline of losses (docs/real_game.md).")
 @ascii_option
 @json_option
-def review_command(record_path, trials, width, rollout_seed, marks, workers, use_ascii, as_json) -> None:
+def review_command(record_path, trials, width, rollout_seed, marks, workers, html_path, use_ascii,
+                   as_json) -> None:
     """Value every decision of a game record's seat (docs/real_game.md) by belief rollouts from what it saw: the
     choice played, the best one, the points given up with a 95% interval, marks and error rates, as `rami
     analyse` gives them.
 
-    Example: rami review game.txt
+    Example: rami review game.txt --html game.html
     """
     thresholds = parse_thresholds(marks)
     from sim.analysis.analyse import check_budget
@@ -91,6 +96,8 @@ def review_command(record_path, trials, width, rollout_seed, marks, workers, use
         check_budget(thresholds, trials, workers, 1, rollout_seed, "belief", width)
     except ValueError as exc:
         raise BadValue(f"--mark: {exc}") from None
+    if html_path is not None:
+        check_page_path(html_path)
     try:
         text = record_path.read_text(encoding="utf-8")
     except (OSError, UnicodeError) as exc:
@@ -106,7 +113,13 @@ def review_command(record_path, trials, width, rollout_seed, marks, workers, use
                         width=width)
     except RecordError as exc:
         raise BadValue(f"{record_path}: {exc}") from None
+    if html_path is not None:
+        from sim.analysis.page import write_review_html
+
+        write_review_html(record, result, html_path)
     if as_json:
         emit_json(result.to_dict(), use_ascii)
         return
     emit(str(result), use_ascii)
+    if html_path is not None:
+        emit(f"game page: {html_path.resolve()}", use_ascii)

@@ -8,7 +8,9 @@
   const suits = { "\u2663": "clubs", "\u2666": "diamonds", "\u2665": "hearts", "\u2660": "spades" };
   const decisionSteps = Object.keys(data.decisions).map(Number).sort((a, b) => a - b);
   let current = 0;
-  let view = data.view; // "belief": the seat to move's hand alone; "all": every hand
+  // "belief": the seat to move's hand alone; "all": every hand; "seat": a record's seat's hand alone, the only
+  // hand its data holds (the other hands are sizes).
+  let view = data.view;
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -46,14 +48,15 @@
     const hands = document.getElementById("hands");
     hands.replaceChildren();
     step.hands.forEach((hand, seat) => {
-      const size = hand.split(" ").filter(Boolean).length;
-      const shown = view === "all" || seat === step.to_move;
+      const size = step.sizes ? step.sizes[seat] : hand.split(" ").filter(Boolean).length;
+      const shown = view === "all" || seat === (view === "seat" ? data.seat : step.to_move);
       const box = el("div", "seat seat-" + seat);
       box.id = "hand-" + seat;
       box.dataset.seat = seat;
       box.dataset.shown = shown ? "yes" : "no";
       if (seat === step.to_move) box.classList.add("to-move");
-      const head = el("div", "seat-head", "Seat " + seat + " (" + data.strategies[seat] + "), " + size +
+      const name = data.strategies[seat] ? " (" + data.strategies[seat] + ")" : "";
+      const head = el("div", "seat-head", "Seat " + seat + name + ", " + size +
         (size === 1 ? " card" : " cards") + (step.opened[seat] ? ", opened" : ""));
       box.append(head);
       if (shown) {
@@ -125,8 +128,10 @@
     drawHands(step);
     drawDecision(current);
     const toggle = document.getElementById("view-toggle");
-    toggle.textContent = view === "all" ? "Show the seat to move's view (V)" : "Show every hand (V)";
-    toggle.setAttribute("aria-pressed", view === "all" ? "true" : "false");
+    if (toggle) {
+      toggle.textContent = view === "all" ? "Show the seat to move's view (V)" : "Show every hand (V)";
+      toggle.setAttribute("aria-pressed", view === "all" ? "true" : "false");
+    }
     document.body.dataset.view = view;
     try {
       history.replaceState(null, "", "#" + current); // a reload comes back to this step
@@ -142,6 +147,7 @@
   }
 
   function toggleView() {
+    if (view === "seat") return; // a record's page has no other hand to show
     view = view === "all" ? "belief" : "all";
     show(current);
   }
