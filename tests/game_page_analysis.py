@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sim
 from sim.analysis import MARK_THRESHOLDS, Analysis, Candidate, Decision, mark
+from sim.seat_view import format_view
 
 RULESET = "rami51"
 STRATEGIES = ("greedy", "expert", "random")
@@ -42,7 +43,8 @@ def decision_at(events: list[dict], index: int, n: int, seed: int) -> Decision:
     best = next(c for c in candidates if c.best)
     return Decision(event=index, round=position.round, turn=position.turn, seat=position.seat,
                     kind=position.decision, played=played, best=best.choice, loss=mine.loss, loss_ci=mine.loss_ci,
-                    mark=mark(mine.loss, mine.loss_ci), candidates=tuple(candidates))
+                    mark=mark(mine.loss, mine.loss_ci), candidates=tuple(candidates),
+                    position=format_view(position.view()))
 
 
 def small_analysis(n: int = 40, seed: int = 11, wanted: int = 6) -> Analysis:

@@ -17,6 +17,7 @@ from sim.analysis.analyse import DEFAULT_BATCH, DEFAULT_TRIALS, DEFAULT_WIDTH, a
 from sim.cli import main
 from sim.cli import analyse as cli_analyse
 from sim.position import Position
+from sim.seat_view import format_view
 
 
 def _tree(folder: Path) -> list[str]:
@@ -275,6 +276,14 @@ def test_rami_analyse_prints_every_decision_of_a_seat_and_its_error_rate(tmp_pat
     assert data["seats"] == [1] and len(data["decisions"]) == len(mine)
     direct = json.loads(CliRunner().invoke(main, [*args, "--json"]).output)
     assert direct == data
+    # Each decision's position, in the seat view notation, is the seat's view there: read back, it stands at that
+    # decision with the very choices the analysis weighed.
+    for d, step in zip(data["decisions"], mine):
+        typed = sim.Position.from_view(d["position"])
+        assert d["position"] == format_view(step.position.view())
+        assert (typed.seat, typed.decision, typed.turn) == (1, d["kind"], d["turn"])
+        assert sorted(typed.legal_choices()) == sorted(step.position.legal_choices())
+        assert {c["choice"] for c in d["candidates"]} <= set(typed.legal_choices())
     assert _tree(tmp_path) == ["game.json"]
 
 

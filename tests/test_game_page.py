@@ -8,6 +8,7 @@ game, a few decisions valued by belief rollouts of a few trials).
 from __future__ import annotations
 
 import copy
+import html as html_lib
 import json
 import re
 import sys
@@ -153,6 +154,9 @@ def test_candidates_are_listed_with_played_and_best(analysis: Analysis) -> None:
         assert ('class="mark mark-' in panel) == (d.mark is not None)
         if d.mark:
             assert f"{d.mark}</span>" in panel
+        # The position, to copy out: the seat view notation, which reads back to a position at this decision.
+        typed = html_lib.unescape(re.search(r'<pre class="position-text">(.*?)</pre>', panel, re.S).group(1))
+        assert typed == d.position and sim.Position.from_view(typed).decision == d.kind
 
 
 def test_bad_input_is_refused(trace: list[dict]) -> None:

@@ -156,6 +156,8 @@ def test_analysed_decisions_show_their_choices(driver: Any, analysis: Analysis, 
         position = sim.Position.from_trace(events, d.event)
         shown, cards, _ = _hand(driver, d.seat)
         assert shown == "yes" and _same_cards(cards, position.hand(d.seat))
+        # The position, written out to copy: the seat view notation of the deciding seat's view.
+        assert panel.find_element("css selector", "pre.position-text").get_attribute("textContent") == d.position
         if d.kind == "discard":
             hand = driver.find_element("id", f"hand-{d.seat}")
             outlined = [[c.get_attribute("data-card") for c in hand.find_elements("css selector", f".card.{cls}")]

@@ -19,8 +19,8 @@ from sim.game_record import RecordError, parse_record, write_record
 
 
 def _values(analysis: sim.analysis.Analysis) -> list[dict]:
-    """Every decision's values, NaN written as None, without where it stands in its source (a trace's event
-    index, a record's line)."""
+    """Every decision's values and position (the seat's view), NaN written as None, without where it stands in
+    its source (a trace's event index, a record's line)."""
     return [{k: v for k, v in d.items() if k != "event"} for d in analysis.to_dict()["decisions"]]
 
 

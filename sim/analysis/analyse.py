@@ -52,6 +52,7 @@ from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
+from sim.seat_view import format_view
 
 __all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
            "check_budget", "decision_of", "played_choice", "walk"]
@@ -235,7 +236,7 @@ def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief",
     if len(p.legal_choices()) < 2:
         only = Candidate(step.played, 0, float("nan"), (float("nan"), float("nan")), 0.0, (0.0, 0.0), True, True)
         return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, step.played, 0.0, (0.0, 0.0),
-                        None, (only,))
+                        None, (only,), format_view(p.view()))
     marks = _check_thresholds(thresholds)
     result = rollout(p, n=trials, mode=mode, seed=seed, width=width, batch=batch, workers=workers)
     return decision_of(step.event, p, step.played, result, marks)
@@ -261,7 +262,8 @@ def decision_of(event: int, position: Position, played: str, result: Rollout,
         raise ValueError(f"the played choice {played!r} is not among the rollout's choices")
     best = next(c for c in candidates if c.best)
     return Decision(event, position.round, position.turn, position.seat, position.decision, played, best.choice,
-                    chosen.loss, chosen.loss_ci, mark(chosen.loss, chosen.loss_ci, marks), tuple(candidates))
+                    chosen.loss, chosen.loss_ci, mark(chosen.loss, chosen.loss_ci, marks), tuple(candidates),
+                    format_view(position.view()))
 
 
 def analyse(

@@ -81,7 +81,10 @@ class Decision:
     ``played`` and ``best`` are choice texts (card notation, as
     ``Position.legal_choices()`` writes them); ``loss`` and ``loss_ci``
     those of the played candidate; ``mark`` one of :data:`MARKS` or
-    ``None``; ``candidates`` best first.
+    ``None``; ``candidates`` best first; ``position`` the deciding seat's
+    view there in the seat view notation (:mod:`sim.seat_view`, what
+    ``sim.Position.from_view`` and ``rami advise --position`` read), so that
+    a position met in an analysis can be copied out and studied.
     """
 
     event: int
@@ -95,6 +98,7 @@ class Decision:
     loss_ci: tuple[float, float]
     mark: str | None
     candidates: tuple[Candidate, ...]
+    position: str | None = None
 
 
 @dataclass(frozen=True)
