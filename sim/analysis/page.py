@@ -40,6 +40,7 @@ from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.game_record import Entry, GameRecord, SeenStep, seen_steps
 from sim.rules.facts import better_points
 from sim.rules.replay import TableState, replay_states
+from sim.seat_view import read_move
 
 __all__ = ["KIND_WORDS", "MARK_SYMBOLS", "card_tokens", "decision_step", "page_data", "review_html",
            "review_page_data", "to_html", "write_html", "write_review_html"]
@@ -312,7 +313,18 @@ def _record_caption(step: SeenStep, seat: int) -> str:
         penalty = f" with the penalty card {words[2]}" if len(words) == 3 else " and a penalty card"
         return f"{who} says \"Puis-je ?\" and takes {words[0]}{penalty}"
     if e.kind in ("open", "meld", "add", "recover"):
-        return f"{who}: {e.kind} {text}"
+        # The laying as the view keeps it (melds written as the table lays them), the turn's last move.
+        kind, f = read_move(step.view.moves[-1])
+        if kind == "open":
+            return f"{who} opens with {f[0]}"
+        if kind == "meld":
+            return f"{who} lays {f[0]}"
+        if kind == "add":
+            return f"{who} adds {f[0]} to meld {f[1]}" + (f" at its {f[2]} end" if f[2] else "")
+        if kind == "recover_meld":
+            return f"{who} takes back the joker of meld {f[1]} with {f[0]} and lays {f[2]}"
+        return f"{who} takes back the joker of meld {f[1]} with {f[0]} and adds it to meld {f[2]}" + (
+            f" at its {f[3]} end" if f[3] else "")
     if e.kind == "threw":
         return f"{who} throws {text}"
     if e.kind == "out":

@@ -43,7 +43,15 @@ def record_steps(record: GameRecord, strategies: Sequence[str] | None = None) ->
         guess = point.view.decision
         try:
             if point.played is not None:
-                yield Step(point.entry.line, _position(point, guess, strategies), point.played)
+                position = _position(point, guess, strategies)
+                legal = position.legal_choices()
+                if point.played not in legal:
+                    # The engine lists a few openings of a hand (the best, the one laying the most, the one
+                    # without a joker): an opening a person chose otherwise has no rollout to value it.
+                    raise RecordError(f"the engine does not list {point.played!r} among the seat's choices here "
+                                      f"({', '.join(legal)}), so the review cannot value it",
+                                      point.entry.line, point.entry.column)
+                yield Step(point.entry.line, position, point.played)
                 continue
             # A throw: the laying phase ends by "stop" when the seat could lay anything, then the discard.
             try:
