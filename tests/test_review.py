@@ -28,16 +28,13 @@ def _values(analysis: sim.analysis.Analysis) -> list[dict]:
 # The view leaves out facts the engine keeps of each seat (the turn and points of its opening, the turn it first laid,
 # the jokers it laid) and the last opening's points: they feed the result rows, and what they decide of play is in the
 # view (the points an opening needs, where they rise; which seats laid, for a rami sec), so the one truth holds
-# without them. Rami 51 at seed 3 meets an engine fault instead: seat 2 opens with two J♥ (J♥ Q♥ K♥ and J♣ J♥ J♠)
-# and the public counts note one J♥ on the table, so the traced game's belief re-deals deal a J♥ too many where the
-# view's, which count the table as it lies, do not. Strict, so that the day the engine counts both copies this
-# case must pass.
-DOUBLE_COPY = pytest.mark.xfail(strict=True, reason="the engine's public counts note one copy of a card an opening "
-                                                    "lays twice")
+# without them. Rami 51 at seed 3 has seat 2 open with two J♥ (J♥ Q♥ K♥ and J♣ J♥ J♠): the engine's public counts
+# must note both copies on the table, or the traced game's belief re-deals would deal a J♥ too many where the view's,
+# which count the table as it lies, do not.
 
 
 @pytest.mark.parametrize("preset,players,seed,seat", [("rami51", 3, 13, 1),
-                                                      pytest.param("rami51", 3, 3, 1, marks=DOUBLE_COPY),
+                                                      ("rami51", 3, 3, 1),
                                                       ("contrat", 4, 3, 2), ("basic", 3, 3, 0)])
 def test_the_review_of_a_record_gives_exactly_the_belief_analysis_of_its_seat(preset, players, seed, seat):
     events = sim.play_traced(preset, ["expert"] * players, seed=seed, max_rounds=1)
@@ -50,7 +47,7 @@ def test_the_review_of_a_record_gives_exactly_the_belief_analysis_of_its_seat(pr
     assert reviewed.seats == (seat,) and reviewed.mode == "belief"
 
 
-@pytest.mark.parametrize("preset,players,seed", [("rami51", 3, 13), pytest.param("rami51", 3, 3, marks=DOUBLE_COPY),
+@pytest.mark.parametrize("preset,players,seed", [("rami51", 3, 13), ("rami51", 3, 3),
                                                  ("contrat", 4, 3), ("basic", 3, 3)])
 def test_the_public_count_of_the_table_is_the_cards_it_holds(preset, players, seed):
     events = sim.play_traced(preset, ["expert"] * players, seed=seed, max_rounds=1)

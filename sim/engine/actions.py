@@ -403,6 +403,15 @@ def _lay_meld(rules, g, ev, seat, table, owner, info, part_of_open):
 
 
 @kernel(forceinline=True)
+def _count_laid(pub, mask):
+    """One more copy of each natural of ``mask`` on the table, in the public counts."""
+    x = mask
+    while x:
+        pub[PUB_TABLE, lowest(x)] += 1
+        x &= x - np.uint64(1)
+
+
+@kernel(forceinline=True)
 def apply_action(rules, g, ev, st, seat, i):
     """Play action ``i`` of ``st.act`` for ``seat``; returns ``(mask of naturals laid, whether a joker was laid)``."""
     act, facts, h_lo, h_hi, h_jk, h_n, seats = st.act, st.facts, st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
@@ -491,12 +500,19 @@ def apply_action(rules, g, ev, st, seat, i):
         if t == ACT_RECOVER and act[i, A_P3] != 0 and act[i, A_P4] != changed:
             changed_too = act[i, A_P4]
     table_changed(g, table, st.takes, rules, melds_before, changed, changed_too)
-    # Public counts: every natural laid (one copy per mask bit) and the jokers
-    # now on the table.
-    x = laid_mask
-    while x:
-        pub[PUB_TABLE, lowest(x)] += 1
-        x &= x - np.uint64(1)
+    # Public counts: every natural laid, counted meld by meld (an opening may
+    # lay both copies of a code, one in a run and one in a set, which the
+    # union mask holds once), and the jokers now on the table.
+    if t == ACT_OPEN:
+        which = act[i, A_P1]
+        for j in range(open_n[which]):
+            _count_laid(pub, c_mask[open_sel[which, j]])
+    elif t == ACT_RECOVER:
+        _count_laid(pub, bit(act[i, A_P1]))
+        if act[i, A_P3] == 0:
+            _count_laid(pub, r_mask[i])
+    else:
+        _count_laid(pub, laid_mask)
     flags_after = 0
     if t == ACT_ADD or t == ACT_RECOVER:
         flags_after += table[act[i, A_P2], I_JOKER]

@@ -24,8 +24,10 @@ from sim.rules.ruleset import (
 )
 from sim.rules.scoring import card_penalty, hand_penalty, round_scores
 
-RULES_VERSION = 2
-"""Bumped whenever a rule's behaviour changes (never for a speed-up); stored with results."""
+RULES_VERSION = 3
+"""Bumped whenever a rule's behaviour changes, or what the table shows the players (never for a speed-up); stored
+with results. 3: an opening that lays both copies of a card (one in a run, one in a set) shows both on the table,
+where the engine's public counts noted one, so the strategies counting unseen copies read the table right."""
 
 __all__ = [
     "BLOCKED_REASONS",
