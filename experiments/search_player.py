@@ -95,8 +95,8 @@ class Config(design.Config):
 
     games: int = 160
     contrat_games: int = 24
-    budgets: tuple[int, ...] = (8, 16, 32, 64)
-    trials: int = 32
+    budgets: tuple[int, ...] = (8, 32, 256, 1024)
+    trials: int = 1024
     timing_games: int = 4
 
     def __post_init__(self) -> None:

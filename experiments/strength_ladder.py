@@ -45,8 +45,8 @@ TITLE = "How strong are the players?"
 GAMES = ("rami51", "contrat", "basic")
 """The games of the page, in its order."""
 REFERENCE = ladder.REFERENCE
-PLAYERS: tuple[str, ...] = ("random", "greedy", "cautious", "expert", "search:trials=8", "search",
-                            "search:trials=256,width=0.5")
+PLAYERS: tuple[str, ...] = ("random", "greedy", "cautious", "expert", "search:trials=8",
+                            "search:trials=32,width=2,prune=0", "search:trials=256", "search")
 """The full edition's players in every game (the ceiling is set apart: ``ceiling_trials``, ``ceiling_width``)."""
 QUICK_PLAYERS: tuple[str, ...] = ("random", "greedy", "expert", "search:trials=4")
 
@@ -82,17 +82,17 @@ class Config(design.Config):
         hundred times as many (:data:`experiments.ladder.HEURISTIC_TIMING_GAMES`).
     """
 
-    # About 1,000 s of one core a seed, the page 17 to 20 minutes on two cores (docs/experiments.md: the cost
-    # of each searching player's game, measured with sim.search_effort): a Rami contrat deal costs three times
-    # a Rami 51 one, a basic rummy deal a fifth, and basic rummy's points per round vary the most.
-    games: int = 100
-    contrat_games: int = 24
-    basic_games: int = 240
+    # About 1,400 s of one core a seed, the page some 23 minutes on two cores (docs/experiments.md: the cost
+    # of each searching player's game, measured with benchmarks/bench_search.py): a Rami contrat deal costs five
+    # times a Rami 51 one, a basic rummy deal a third, and basic rummy's points per round vary the most.
+    games: int = 80
+    contrat_games: int = 12
+    basic_games: int = 160
     rami51_players: tuple[str, ...] = PLAYERS
     contrat_players: tuple[str, ...] = PLAYERS
     basic_players: tuple[str, ...] = PLAYERS
-    ceiling_trials: int = 256
-    ceiling_width: float = 0.5
+    ceiling_trials: int = 1024
+    ceiling_width: float = 0.25
     timing_games: int = 2
 
     def __post_init__(self) -> None:
@@ -141,7 +141,7 @@ class Config(design.Config):
 
 QUICK = {"games": 4, "contrat_games": 2, "basic_games": 6, "rami51_players": QUICK_PLAYERS,
          "contrat_players": QUICK_PLAYERS, "basic_players": QUICK_PLAYERS, "ceiling_trials": 4,
-         "ceiling_width": 2.0, "timing_games": 1}
+         "ceiling_width": 0.25, "timing_games": 1}
 """A smoke edition: a few deals, the cheap players and the search and ceiling at 4 trials, to check the pipeline,
 not to answer the question."""
 

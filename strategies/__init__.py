@@ -167,9 +167,11 @@ STRATEGIES: dict[str, Strategy] = {
 
 _SEARCH_SLOTS = {**SEARCH_PARAMETERS, **CEILING_PARAMETERS}
 
-SEARCH_DEFAULTS: dict[str, float] = {"trials": 32, "width": 2.0, "salt": 0, "horizon": 0, "infer": 0, "prune": 0,
+SEARCH_DEFAULTS: dict[str, float] = {"trials": 1024, "width": 0.25, "salt": 0, "horizon": 0, "infer": 0, "prune": 2,
                                      "reject": 0}
-"""The search's default budget: see docs/strategies.md (a whole Rami 51 game under 2 s of one core)."""
+"""The search's default budget, read off the measured strength against CPU (docs/strategies.md, "Speed and the
+default budget"): a whole Rami 51 game under 2 s of one core. ``search:trials=32,width=2,prune=0`` is the search
+this default replaced."""
 WHOLE_SEARCH_PARAMETERS = ("trials", "salt", "horizon", "reject")
 """The search's parameters that are whole numbers."""
 

@@ -223,10 +223,16 @@ def test_evidence_counts_a_throws_partners_and_a_passed_up_tops_and_fades_with_e
     assert not evidence[[0, 2, 3, 4, 5]].any()
 
 
-def test_inference_and_pruning_are_parameters_whose_zero_is_the_plain_search():
-    s = S.get("search:infer=1.5,prune=2,reject=3")
-    assert s.name == "search:infer=1.5,prune=2,reject=3"
-    assert S.get("search:infer=0,prune=0,reject=0").vector().tolist() == S.get("search").vector().tolist()
+def test_inference_pruning_and_rejection_are_parameters_whose_zero_is_the_search_they_joined():
+    # A name lists what differs from the default (which prunes at 2 standard errors and infers nothing).
+    s = S.get("search:infer=1.5,prune=3,reject=3")
+    assert s.name == "search:infer=1.5,prune=3,reject=3"
+    assert S.get("search:infer=0,prune=2,reject=0").vector().tolist() == S.get("search").vector().tolist()
+    # The search these three parameters joined, by its parameters.
+    plain = S.get("search:trials=32,width=2,prune=0")
+    assert plain.name == "search:trials=32,width=2,prune=0"
+    assert {k: plain.params[k] for k in ("trials", "width", "infer", "prune", "reject")} == {
+        "trials": 32, "width": 2, "infer": 0, "prune": 0, "reject": 0}
     for text, message in (("search:infer=-1", "infer = -1.0 must be a number from 0"),
                           ("search:prune=11", "prune = 11.0 must be a number from 0"),
                           ("search:reject=2.5", "reject = 2.5 must be a whole number from 0"),

@@ -23,7 +23,7 @@ PLAYERS = ("random", "expert", "search:trials=2")
 
 def _config(**changes) -> S.Config:
     tiny = {"games": 2, "contrat_games": 2, "basic_games": 3, "rami51_players": PLAYERS, "contrat_players": PLAYERS,
-            "basic_players": PLAYERS, "ceiling_trials": 2, "ceiling_width": 2.0, "timing_games": 1, "resamples": 60,
+            "basic_players": PLAYERS, "ceiling_trials": 2, "ceiling_width": 0.25, "timing_games": 1, "resamples": 60,
             "workers": 2}
     return S.Config(**{**tiny, **changes})
 
