@@ -65,7 +65,7 @@ import sim
 import strategies as strategy_lib
 from experiments import metrics, plots, stats
 from experiments.stats import Estimate
-from experiments.tournament import dataset_rows, identity, play_table
+from experiments.tournament import claim_folder, dataset_rows, identity, play_table
 from sim import rules
 
 __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
@@ -530,26 +530,6 @@ def _settings(chosen, ref, r) -> dict[str, Any]:
             "players": [{"name": s.name, "identity": list(identity(s, r.game))} for s in chosen]}
 
 
-def _claim(folder: Path, settings: dict) -> None:
-    """Take ``folder`` for a ladder: new or empty, or one a ladder of the same settings began."""
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} is a file; a ladder writes a folder")
-    marker = folder / SETTINGS_FILE
-    if marker.is_file():
-        try:
-            there = json.loads(marker.read_text("utf-8"))
-        except ValueError:
-            raise ValueError(f"{marker} is damaged; give another folder") from None
-        if there.get("settings") != json.loads(json.dumps(settings)):
-            raise ValueError(f"{folder} holds a ladder of other players, reference or rules; give another folder "
-                             "(or the same players, reference, rules and seed to resume it)")
-        return
-    if folder.is_dir() and any(folder.iterdir()):
-        raise ValueError(f"{folder} is not empty and holds no ladder; give a new or empty folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"settings": settings}, indent=2) + "\n", "utf-8")
-
-
 def _rotations(df: pl.DataFrame, n: int, label: str, only: int | None = None) -> pl.DataFrame:
     """The reference table's games, labelled once per rotation: in rotation ``k`` its focal seat is seat ``k``,
     as a player's is. Every seat plays the reference, so every rotation would deal the very same game.
@@ -660,7 +640,8 @@ def _play(chosen, ref, r: rules.Ruleset, games: int, seed: int, workers: int | N
           progress: Callable[[int, int], None] | None) -> pl.DataFrame:
     folder = None if out is None else Path(out)
     if folder is not None:
-        _claim(folder, _settings(chosen, ref, r))
+        claim_folder(folder, SETTINGS_FILE, {"settings": _settings(chosen, ref, r)}, "a ladder",
+                     "the same players, reference, rules and seed")
     others = [s for s in chosen if s.name != ref.name]
     n = r.players
     total = games * (1 + n * len(others))

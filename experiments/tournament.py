@@ -47,7 +47,7 @@ from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import rules
 
-__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "dataset_rows", "identity",
+__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "claim_folder", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
@@ -440,7 +440,8 @@ def tournament(
     chosen, r, tables, per_table = _plan(strategies, ruleset, players, games, resamples)
     settings = _settings(chosen, r, tables, per_table, seed, resamples)
     if out is not None:
-        _claim(Path(out), settings)
+        claim_folder(Path(out), SETTINGS_FILE, settings, "a tournament",
+                     "the same strategies, rules, players, games, seed and resamples")
     total = per_table * len(tables) * r.players
     done = 0
 
@@ -494,24 +495,26 @@ def _settings(chosen, r, tables, per_table, seed, resamples) -> dict:
             "resamples": resamples}
 
 
-def _claim(folder: Path, settings: dict) -> None:
-    """Take ``folder`` for a tournament: new or empty, or one this tournament (same settings) began."""
+def claim_folder(folder: Path, marker_name: str, record: dict, what: str, same: str) -> None:
+    """Take ``folder`` for a run that writes ``record`` to ``folder/marker_name``: a new or empty folder, or one a
+    run of the same ``record`` began (it resumes there). ``what`` names the run ("a tournament"), ``same`` what
+    must match to resume it; anything else is refused with a ``ValueError`` naming the folder."""
     if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} is a file; a tournament writes a folder")
-    marker = folder / SETTINGS_FILE
+        raise ValueError(f"{folder} is a file; {what} writes a folder")
+    marker = folder / marker_name
     if marker.is_file():
         try:
             there = json.loads(marker.read_text("utf-8"))
         except ValueError:
             raise ValueError(f"{marker} is damaged; give another folder") from None
-        if there != json.loads(json.dumps(settings)):
-            raise ValueError(f"{folder} holds a tournament with other settings; give another folder "
-                             "(or the same strategies, rules, players, games, seed and resamples to resume it)")
+        if there != json.loads(json.dumps(record)):
+            raise ValueError(f"{folder} holds {what} with other settings; give another folder (or {same} to "
+                             "resume it)")
         return
     if folder.is_dir() and any(folder.iterdir()):
-        raise ValueError(f"{folder} is not empty and holds no tournament; give a new or empty folder")
+        raise ValueError(f"{folder} is not empty and holds no {what.split(' ', 1)[1]}; give a new or empty folder")
     folder.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps(settings, indent=2), "utf-8")
+    marker.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
 
 
 def ranking_from(folder: Path | str) -> TournamentResult:

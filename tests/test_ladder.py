@@ -96,7 +96,7 @@ def test_a_resumed_folder_gives_the_ladder_played_at_once(rami51, tmp_path):
     assert calls[0] == (2, 4 * (1 + 4 * 3))
     again = ladder_lib.ladder(RAMI51_PLAYERS, "rami51", games=4, seed=2, workers=1, out=folder, timing_games=0)
     assert again.table().equals(result.table())
-    with pytest.raises(ValueError, match="other players"):
+    with pytest.raises(ValueError, match="holds a ladder with other settings"):
         ladder_lib.ladder(["random", "greedy"], "rami51", games=2, out=folder, timing_games=0)
 
 
