@@ -270,8 +270,6 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, a
     branch_deck = np.zeros(1, dtype=np.uint64)
     pool = np.zeros(MAX_CARDS, dtype=np.int64)
     keys = np.zeros(MAX_CARDS, dtype=np.float64)
-    probe = round_state(False)
-    g_probe = np.zeros_like(g_root)
     probe_rng = np.zeros(MAX_SEATS, dtype=np.uint64)
     for t in range(t0, t1):
         copy_state(root, g_root, ts_root, trial, g_trial, ts_trial)
@@ -283,7 +281,10 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, a
             redeal(rules, trial, g_trial, seat, known, deal_rng, pool, lean, keys)
             # A re-deal rewrites every hidden card, so it is made again on the trial as it stands.
             for _ in range(attempts):
-                if not would_have_opened(rules, trial, g_trial, seat, kinds, params, probe, g_probe, ws, probe_rng):
+                # The branch's state is the check's scratch: each choice copies the trial into it afresh, as far
+                # as the choice reads it, so no third round state is allocated at every look.
+                if not would_have_opened(rules, trial, g_trial, seat, kinds, params, branch, g_branch, ws,
+                                         probe_rng):
                     break
                 redeal(rules, trial, g_trial, seat, known, deal_rng, pool, lean, keys)
         _seed_trial(seed, t, policy_rng, deck_rng)
