@@ -387,6 +387,29 @@ class Position:
         return position
 
     @classmethod
+    def game_round(cls, ruleset: rules_lib.Ruleset | str, strategies: Sequence[str | strategy_lib.Strategy],
+                   seed: int = 1, game: int = 0, round: int = 0, totals: Sequence[int] | None = None) -> "Position":
+        """The first decision of round ``round`` of game ``game`` of the simulation seeded ``seed``.
+
+        The round is dealt as that game deals it (its first player, its
+        deck and strategy streams), and ``totals`` are the game's totals
+        before it (default none), so that a game can be played round after
+        round one decision at a time, a seat at a time by a person: the
+        round's first decision, of any seat, is where it stops. The
+        position claims no cycle (a seat played by a person never repeats
+        itself for sure), as a scripted deal does not.
+        """
+        r, chosen = resolve(ruleset, strategies)
+        if isinstance(round, bool) or not isinstance(round, (int, np.integer)) or not 0 <= round:
+            raise ValueError(f"round must be a whole number >= 0, got {round!r}")
+        totals = [0] * r.players if totals is None else [int(t) for t in totals]
+        if len(totals) != r.players:
+            raise ValueError(f"{len(totals)} totals for {r.players} players")
+        position = cls._start(r, chosen, seed, game, int(round), np.zeros(0, dtype=np.int64), totals)
+        position._advance(-2)
+        return position
+
+    @classmethod
     def _start(cls, r: rules_lib.Ruleset, chosen: Sequence[strategy_lib.Strategy], seed: int, game: int, rnd: int,
                order: np.ndarray, totals: Sequence[int]) -> "Position":
         kr = kernel_rules(r)
