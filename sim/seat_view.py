@@ -94,6 +94,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 from sim import cards as cardlib
@@ -218,6 +219,7 @@ def ruleset_of(preset: str, overrides: Mapping[str, Any], players: int) -> rules
     return rules_lib.preset(preset, **dict(overrides), players=players)
 
 
+@lru_cache(maxsize=64)  # a ruleset is immutable, and naming it builds every preset: every view asks it
 def rules_of(r: rules_lib.Ruleset) -> tuple[str, tuple[tuple[str, Any], ...]]:
     """``(preset, overrides)`` naming ``r``: the preset of its game that needs the fewest overrides (the
     first in ``sim.rules.PRESETS`` among equals), and the knobs that differ from it, in the knobs' order
