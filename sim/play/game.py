@@ -299,7 +299,7 @@ class TableGame:
         if new:
             # The record's own writer says what the seat saw of these events (its header lines dropped).
             lines = [x for x in write_record([self.events[0], *new], self.seat).splitlines()[4:] if x]
-        view = self.position.view(self.seat)
+        view = self.view = self.position.view(self.seat)
         self.frames.append(Frame(len(self.frames), seat, tuple(lines), tuple(say(x, self.seat) for x in lines),
                                  to_json(view)))
 
@@ -365,7 +365,7 @@ class TableGame:
         the review."""
         with self.lock:
             r = self.ruleset
-            view = self.position.view(self.seat)
+            view = self.view  # the seat's view after the last decision, its last frame's
             phase = self.phase
             kinds = {"play": self.position.decision, "round_over": "next_round", "game_over": None}
             log = [{"seat": f.seat, "text": t} for f in self.frames[self.round_start:] for t in f.text]
@@ -416,7 +416,7 @@ class TableGame:
                 raise PlayError(409, f"decision {decision} is not the current one ({self.counter})")
             if self.phase != "play":
                 raise PlayError(409, "there is no decision of yours to advise now")
-            return self.counter, format_view(self.position.view(self.seat))
+            return self.counter, format_view(self.view)
 
     def hint(self, decision: Any = None) -> dict[str, Any]:
         """The current decision's choices ranked by belief rollouts, as ``rami advise --position`` ranks them
