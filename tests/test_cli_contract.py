@@ -236,6 +236,10 @@ CASES = [
      1, ["foreign"]),
     (["simulate", "--strategies", "ceiling,greedy", "--out", "games"], 2,
      ["--strategies 'ceiling'", "sees the hidden cards", "rami ladder"]),
+    # play (tests/test_play.py has the rest)
+    (["play", "--no-browser", "--port", "65536"], 2, ["--port", "0<=x<=65535"]),
+    (["play", "--no-browser", "--strategies", "ceiling"], 2, ["--strategies 'ceiling'", "sees the hidden cards"]),
+    (["play", "--no-browser", "--seat", "4"], 2, ["--seat 4", "0 to 3"]),
     # ladder (tests/test_ladder.py has the rest)
     (["ladder", "random", "--out", "ladder"], 2, ["PLAYERS 'random'", "at least 2 players"]),
     (["ladder", "random,greedy", "--games", "1", "--out", "ladder"], 2, ["--games"]),
