@@ -394,6 +394,7 @@ function drawAll() {
   if (hintFor !== state.decision) { $("hint").hidden = true; hintFor = null; }
   document.body.dataset.decision = state.decision;
   document.body.dataset.phase = state.phase;
+  document.body.dataset.kind = state.to_decide ? state.to_decide.kind : "";
 }
 
 // ------------------------------------------------------------------ playing
