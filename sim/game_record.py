@@ -76,7 +76,14 @@ it held, melds it held and that are melds, an opening worth the threshold
 or the contract, additions and joker recoveries that fit), every seat's
 moves in turn order, no card beyond its copies among the cards seen, hand
 sizes consistent with the draws, layings and throws, every meld laid a
-meld, and scores for every seat. A fault raises :class:`RecordError`
+meld, a card taken from the pile never thrown in that turn (and laid in it
+under ``must_use``, whoever took it), a hand emptied by a laying only where
+the rules let a seat go out so, the round over once a seat holds no card,
+the stock rebuilt and a round blocked between two turns and only when the
+rules do, the first seat turning round by round, scores for every seat, and
+the record's own seat's points as the rules score its last hand (a basic
+rummy winner's gain, which counts the other hands, excepted). A fault
+raises :class:`RecordError`
 naming its line and column. :func:`seat_decisions` walks a read record and
 gives, at each point where the seat may decide, the seat's view
 (:class:`sim.seat_view.SeatView`) and what the record says it played;
@@ -408,6 +415,10 @@ def parse_record(text: str) -> GameRecord:
                 at = rd["entries"][0].line if rd["entries"] else n + 1
                 raise RecordError(f"round {number}: missing '{key}:' (its deal: first, hand, pile)", at, 1)
         first = _number(keys["first"][0], keys["first"][1], keys["first"][2], "first", 0, players - 1)
+        if read and first != (read[-1].first + 1) % players:
+            raise RecordError(f"first: round {number} is played first by seat {(read[-1].first + 1) % players}, the "
+                              f"seat after round {read[-1].number}'s first (docs/rules.md item 23), not seat {first}",
+                              keys["first"][1], keys["first"][2])
         hand = tuple(sorted(_cards_at(keys["hand"][0], keys["hand"][1], keys["hand"][2])))
         pile = _cards_at(keys["pile"][0], keys["pile"][1], keys["pile"][2])
         if len(pile) != 1:
@@ -447,6 +458,10 @@ class _Round:
     moves: list[str] = field(default_factory=list)
     drew: bool = False  # the mover has drawn in this turn
     taken: int | None = None  # the card the mover took from the pile this turn
+    laid_now: Counter = field(default_factory=Counter)  # the cards the mover laid this turn
+    out: int | None = None  # the seat that has no card left
+    out_turn: int = 0  # the turn it emptied its hand in
+    blocked: bool = False  # a 'blocked' line stopped the round
     asking: int | None = None  # after a stock draw: the last seat asked "Puis-je ?"
     granted: int = 0
 
@@ -657,17 +672,28 @@ def _walk(record: GameRecord) -> Iterator[SeatPoint | SeenStep]:
             if ended:
                 raise _fail(e, "the round is over: a new round begins with 'round R'")
             nxt = entries[k + 1] if k + 1 < len(entries) else None
+            if st.out is not None and e.kind not in ("out", "score"):
+                raise _fail(e, f"the round is over: seat {st.out} has no card left (its 'out', then the round's "
+                               "'score:')")
             if e.kind == "score":
                 words = _words(e.text, e.at)
                 if len(words) != n:
                     raise _fail(e, f"score: give {n} points, one per seat; got {len(words)}", e.at)
                 points = [_number(w, e.line, c, "score", -10**6) for w, c in words]
+                if st.out is None and not st.blocked:
+                    raise _fail(e, "score: the round has not ended: no seat has gone out and no 'blocked' line "
+                                   "stopped it")
+                _check_own_points(st, points[seat], e, words[seat][1])
                 totals = [t + p for t, p in zip(totals, points)]
                 ended = True
             elif e.kind == "blocked":
                 if e.text not in rules_lib.blocked_reasons(r.game):
                     raise _fail(e, f"blocked {e.text!r}: the reasons are {', '.join(rules_lib.blocked_reasons(r.game))}",
                                 e.at)
+                if st.drew or st.moves:
+                    raise _fail(e, "blocked: a round stops between two turns, not in the middle of one")
+                _check_blocked(st, e)
+                st.blocked = True
             elif e.kind == "restock":
                 _restock(st, e)
             else:
@@ -677,6 +703,47 @@ def _walk(record: GameRecord) -> Iterator[SeatPoint | SeenStep]:
         if not ended:
             at = entries[-1].line + 1 if entries else rd.lines["pile"][0] + 1
             raise RecordError(f"round {rd.number} has no 'score:' line (every seat's points in the round)", at, 1)
+
+
+def _check_blocked(st: _Round, e: Entry) -> None:
+    """A round blocked for lack of stock, or by the turn cap, as the rules reference blocks it (docs/rules.md
+    items 10 and 22)."""
+    r = st.r
+    if e.text == "stock":
+        if st.stock:
+            raise _fail(e, f"blocked 'stock', but the stock holds {st.stock} cards", e.at)
+        mode = r.stock_exhausted
+        if mode == "flip_no_shuffle":
+            rebuilt = len(st.pile) >= 1
+        else:
+            rebuilt = not (mode == "turn_once_then_block" and st.restocks) and len(st.pile) >= 2
+        if rebuilt:
+            raise _fail(e, f"blocked 'stock', but under stock_exhausted = {mode} the stock is rebuilt from the pile: "
+                           "write 'restock'", e.at)
+    elif e.text == "turn_cap" and st.turn < r.turn_cap:
+        raise _fail(e, f"blocked by the turn cap after {st.turn} turns; the cap is {r.turn_cap}", e.at)
+
+
+def _check_own_points(st: _Round, written: int, e: Entry, column: int) -> None:
+    """The record's seat's points of the round, as the rules reference scores its last hand
+    (:func:`sim.rules.round_scores`): the only hand the record knows, so the only points it can check (a
+    basic rummy winner's gain counts the other hands, and is not checked)."""
+    r, seat = st.r, st.seat
+    winner = None if st.blocked else st.out
+    if r.game == "basic" and winner == seat:
+        return
+    # A rami sec: the winner laid its first cards in the turn it went out (flat_200: while no other seat had
+    # opened), docs/rules.md section 5.2.
+    rami_sec = winner is not None and st.first_lay.get(winner) == st.out_turn and not (
+        r.rami_sec == "flat_200" and any(s in st.opened for s in range(r.players) if s != winner))
+    hands = [cardlib.format(sorted(st.hand.elements())) if s == seat else "" for s in range(r.players)]
+    opened = [s in st.opened for s in range(r.players)]
+    points = rules_lib.round_scores(hands, opened, r, winner, rami_sec=rami_sec, blocked=winner is None)[seat]
+    if written != points:
+        held = cardlib.format(sorted(st.hand.elements())) or "no card"
+        why = "" if winner != seat else " (it went out)"
+        raise _fail(e, f"score: seat {seat} scores {points} points by the rules with {held} in hand{why}, "
+                       f"not {written}", column)
 
 
 def _check_seen(st: _Round, line: int, column: int) -> None:
@@ -696,6 +763,8 @@ def _check_seen(st: _Round, line: int, column: int) -> None:
 
 
 def _restock(st: _Round, e: Entry) -> None:
+    if st.drew or st.moves:
+        raise _fail(e, "restock: the stock is rebuilt between two turns, before the next draw")
     if st.stock:
         raise _fail(e, f"restock: the stock still holds {st.stock} cards")
     if st.r.stock_exhausted == "turn_once_then_block" and st.restocks:
@@ -790,6 +859,9 @@ def _entry(st: _Round, e: Entry, nxt: Entry | None) -> Iterator[SeatPoint]:
         if not st.pile or st.pile[-1] != code:
             top = cardlib.Card(st.pile[-1]) if st.pile else "nothing (the pile is empty)"
             raise _fail(e, f"the pile's top is {top}, not {cardlib.Card(code)}", words[0][1])
+        if e.kind == "took" and not st.stock and r.stock_exhausted != "flip_no_shuffle":
+            raise _fail(e, "the stock is empty: it is rebuilt ('restock') or the round blocked before any draw "
+                           f"(stock_exhausted = {r.stock_exhausted})")
         if e.kind == "took" and r.discard_take == "only_after_opening" and s not in st.opened:
             raise _fail(e, f"seat {s} has not opened: these rules let it take the pile only after opening")
         st.pile.pop()
@@ -837,16 +909,22 @@ def _entry(st: _Round, e: Entry, nxt: Entry | None) -> Iterator[SeatPoint]:
         st.hand += Counter()
     if st.sizes[s] < 1:
         raise _fail(e, f"seat {s} holds no card to throw")
-    if st.taken is not None and r.discard_take == "must_use" and code == st.taken and s == mover:
-        raise _fail(e, f"the card taken from the pile, {cardlib.Card(code)}, must be laid in the same turn "
-                       "(discard_take = must_use)", words[0][1])
+    if st.taken is not None and code == st.taken and s == mover:
+        raise _fail(e, f"{cardlib.Card(code)} was taken from the pile in this turn: neither it nor its twin is "
+                       "thrown in the same turn (docs/rules.md item 11)", words[0][1])
+    if st.taken is not None and r.discard_take == "must_use" and not st.laid_now[st.taken]:
+        raise _fail(e, f"seat {s} took {cardlib.Card(st.taken)} from the pile and ends its turn without laying it: "
+                       "these rules lay a card taken from the pile in the same turn (discard_take = must_use)")
     st.sizes[s] -= 1
     st.pile.append(code)
     st.lose(s, [code])
+    if not st.sizes[s]:
+        st.out, st.out_turn = s, st.turn
     st.turn += 1
     st.moves = []
     st.drew = False
     st.taken = None
+    st.laid_now = Counter()
     st.asking = None
 
 
@@ -907,6 +985,7 @@ def _take_from_hand(st: _Round, e: Entry, codes: list[int]) -> None:
     if st.sizes[s] < len(codes):
         raise _fail(e, f"seat {s} lays {len(codes)} cards but holds {st.sizes[s]}")
     st.sizes[s] -= len(codes)
+    st.laid_now.update(codes)
 
 
 def _apply_laying(st: _Round, e: Entry, text: str) -> None:
@@ -966,6 +1045,15 @@ def _apply_laying(st: _Round, e: Entry, text: str) -> None:
             _add(st.table[int(m.group(4))], _JOKER, m.group(5), e, r)
             st.lose(s, [_JOKER])
     st.first_lay.setdefault(s, st.turn)
+    if not st.sizes[s]:
+        # The hand emptied by a laying (docs/rules.md items 18 and 28).
+        if r.game == "contrat" and rules_lib.contract_deal(st.number) != rules_lib.WHOLE_HAND_DEAL:
+            raise _fail(e, f"the laying empties seat {s}'s hand in deal {rules_lib.contract_deal(st.number)}: in "
+                           "deals 1 to 6 a seat goes out only by throwing its last card")
+        if r.game != "contrat" and r.go_out == "discard_only":
+            raise _fail(e, f"the laying empties seat {s}'s hand, but these rules go out only by throwing the last "
+                           "card (go_out = discard_only)")
+        st.out, st.out_turn = s, st.turn
 
 
 def _reading(text: str, r: rules_lib.Ruleset) -> Any:
