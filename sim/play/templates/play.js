@@ -141,7 +141,7 @@ function drawView(view, moving) {
     box.dataset.meld = i;
     box.appendChild(el("span", "meld-id", "#" + i + " " + (m.owner === me ? "you" : "seat " + m.owner)));
     m.cards.split(" ").forEach((c) => {
-      const card = cardEl(c, "small");
+      const card = cardEl(c, "mini");
       if (c === "★" && m.stands_for) {
         card.appendChild(el("span", "stands", "=" + m.stands_for));
         card.title = "the joker stands for " + m.stands_for;
@@ -222,10 +222,8 @@ function drawDecision() {
     $(id).classList.remove("clickable");
     $(id).onclick = null;
   }
-  if (!decide) {
-    $("prompt").textContent = state.phase === "game_over" ? "The game is over" : "";
-    return;
-  }
+  $("decide").hidden = !decide;
+  if (!decide) return;
   $("prompt").textContent = prompt(decide.kind, state.view);
   decide.choices.forEach((c, i) => {
     const li = el("li");
