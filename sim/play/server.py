@@ -66,6 +66,7 @@ class PlayServer:
         # The engine's work, one piece at a time: a game's moves and the hints.
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rami-play")
         self.lock = threading.Lock()
+        self.review_if_over(self.game)  # a game the other seats ended before the person's first decision
 
     def new_game(self) -> TableGame:
         """Deal the next game of the simulation (the game index after the current one)."""
@@ -216,7 +217,7 @@ class NewGameHandler(_Handler):
             return game.state(0)
 
         state = await self.on_engine(deal)
-        self.server.review_if_over(self.server.game)
+        self.server.review_if_over(self.server.game)  # a game the other seats ended before the person's first decision
         self.answer(state)
 
 
