@@ -217,10 +217,10 @@ def test_frame_summary_and_json_shape(blunder):
     frame = blunder.frame()
     assert frame.height == len(blunder.decisions)
     assert frame.columns == ["event", "round", "turn", "seat", "kind", "played", "best", "loss", "loss_lo",
-                             "loss_hi", "mark", "choices", "trials"]
+                             "loss_hi", "mark", "choices", "trials", "listed"]
     summary = blunder.summary()
     assert summary.columns == ["seat", "kind", "decisions", "choices", "loss", "loss_lo", "loss_hi", "error_rate",
-                               "doubtful", "bad", "very_bad"]
+                               "doubtful", "bad", "very_bad", "unlisted"]
     whole = summary.filter(pl.col("kind") == "all").row(0, named=True)
     assert whole["decisions"] == frame.height and whole["very_bad"] >= 1
     assert whole["error_rate"] == pytest.approx(frame["loss"].mean())

@@ -76,12 +76,18 @@ class Step:
 
     ``event``: where it stands (see the module's docstring); ``position``:
     the position at the decision; ``played``: the choice the trace played,
-    in the notation of :meth:`sim.Position.legal_choices`.
+    in the notation of :meth:`sim.Position.legal_choices`. ``listed`` is
+    false for a legal laying of a game record that the engine does not list
+    among its choices (:func:`sim.review`): the engine's choices are valued,
+    the one played is not. ``choices``: the choices to value when not every
+    one the engine lists is legal (default: all of them).
     """
 
     event: int
     position: Position
     played: str
+    listed: bool = True
+    choices: tuple[str, ...] | None = None
 
 
 def _end_text(end: Any) -> str:
@@ -230,23 +236,42 @@ def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief",
     """One decision of :func:`walk` valued as :func:`analyse` values it (the arguments are :func:`analyse`'s).
 
     A decision with a single legal choice is not rolled out: loss 0, no
-    mark, its lone candidate ``trials`` 0 and ``points`` NaN.
+    mark, its lone candidate ``trials`` 0 and ``points`` NaN. A step whose
+    played choice is not ``listed`` gives a decision whose played candidate
+    is not valued (see :func:`decision_of`).
     """
     p = step.position
-    if len(p.legal_choices()) < 2:
-        only = Candidate(step.played, 0, float("nan"), (float("nan"), float("nan")), 0.0, (0.0, 0.0), True, True)
-        return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, step.played, 0.0, (0.0, 0.0),
-                        None, (only,), format_view(p.view()))
+    legal = list(step.choices) if step.choices is not None else p.legal_choices()
+    if len(legal) < 2:
+        nan = float("nan")
+        only = Candidate(step.played if step.listed else legal[0], 0, nan, (nan, nan), 0.0, (0.0, 0.0), True,
+                         step.listed)
+        if step.listed:
+            return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, step.played, 0.0,
+                            (0.0, 0.0), None, (only,), format_view(p.view()))
+        return Decision(step.event, p.round, p.turn, p.seat, p.decision, step.played, only.choice, nan, (nan, nan),
+                        None, (only, _unvalued(step.played)), format_view(p.view()), listed=False)
     marks = _check_thresholds(thresholds)
-    result = rollout(p, n=trials, mode=mode, seed=seed, width=width, batch=batch, workers=workers)
-    return decision_of(step.event, p, step.played, result, marks)
+    result = rollout(p, choices=legal if step.choices is not None else None, n=trials, mode=mode, seed=seed,
+                     width=width, batch=batch, workers=workers)
+    return decision_of(step.event, p, step.played, result, marks, listed=step.listed)
+
+
+def _unvalued(choice: str) -> Candidate:
+    """The candidate of a played choice no rollout valued: no trials, its points and loss NaN."""
+    nan = float("nan")
+    return Candidate(choice, 0, nan, (nan, nan), nan, (nan, nan), False, True)
 
 
 def decision_of(event: int, position: Position, played: str, result: Rollout,
-                thresholds: Mapping[str, float] | None = None) -> Decision:
+                thresholds: Mapping[str, float] | None = None, listed: bool = True) -> Decision:
     """The decision at ``position`` (trace index ``event``) where ``played`` was chosen, valued by ``result``
     (a rollout of some of its choices, ``played`` among them): the one place a rollout becomes a decision's
-    candidates, losses and mark, for :func:`analyse` and for the worked examples of the fork experiments."""
+    candidates, losses and mark, for :func:`analyse` and for the worked examples of the fork experiments.
+
+    With ``listed`` false, ``played`` is a legal laying the engine does not list (a game record's, checked by
+    the rules reference), so no rollout played it: it is the last candidate, with no trials and NaN points and
+    loss, and the decision's loss is NaN and unmarked (:attr:`Decision.listed`)."""
     marks = _check_thresholds(thresholds)
     # A rollout's difference is "points - points of the best"; a loss is what the choice gave up, so it is that
     # difference when fewer points are better and its opposite when more are.
@@ -257,10 +282,17 @@ def decision_of(event: int, position: Position, played: str, result: Rollout,
         loss_ci = (min(lo, hi) + 0.0, max(lo, hi) + 0.0)
         candidates.append(Candidate(c.choice, c.trials, c.points, c.points_ci, sign * c.diff + 0.0, loss_ci, c.best,
                                     c.choice == played))
+    best = next(c for c in candidates if c.best)
+    if not listed:
+        if any(c.played for c in candidates):
+            raise ValueError(f"the played choice {played!r} is among the rollout's choices: it is listed")
+        nan = float("nan")
+        return Decision(event, position.round, position.turn, position.seat, position.decision, played, best.choice,
+                        nan, (nan, nan), None, (*candidates, _unvalued(played)), format_view(position.view()),
+                        listed=False)
     chosen = next((c for c in candidates if c.played), None)
     if chosen is None:
         raise ValueError(f"the played choice {played!r} is not among the rollout's choices")
-    best = next(c for c in candidates if c.best)
     return Decision(event, position.round, position.turn, position.seat, position.decision, played, best.choice,
                     chosen.loss, chosen.loss_ci, mark(chosen.loss, chosen.loss_ci, marks), tuple(candidates),
                     format_view(position.view()))

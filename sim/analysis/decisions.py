@@ -85,6 +85,12 @@ class Decision:
     view there in the seat view notation (:mod:`sim.seat_view`, what
     ``sim.Position.from_view`` and ``rami advise --position`` read), so that
     a position met in an analysis can be copied out and studied.
+
+    ``listed`` is false for a legal laying of a game record that the engine
+    does not list among the seat's choices (:func:`sim.review`): the engine's
+    choices are valued as usual, the laying played is the last candidate with
+    no trials, and its ``loss`` and ``loss_ci`` are NaN with no mark; the
+    summary counts it apart (``unlisted``), in no loss and no error rate.
     """
 
     event: int
@@ -99,6 +105,7 @@ class Decision:
     mark: str | None
     candidates: tuple[Candidate, ...]
     position: str | None = None
+    listed: bool = True
 
 
 @dataclass(frozen=True)
@@ -126,23 +133,28 @@ class Analysis:
     def frame(self) -> Any:
         """A polars frame, one row per decision: where it stands, the choices played and best, the loss
         with its interval (``loss_lo``, ``loss_hi``), the mark, how many legal choices it had
-        (``choices``; 1: forced) and the trials its played choice was rolled out."""
+        (``choices``; 1: forced), the trials its played choice was rolled out and whether the engine listed
+        it (``listed``; an unlisted laying is not valued: its loss is NaN)."""
         import polars as pl
 
         rows = [{"event": d.event, "round": d.round, "turn": d.turn, "seat": d.seat, "kind": d.kind,
                  "played": d.played, "best": d.best, "loss": d.loss, "loss_lo": d.loss_ci[0],
-                 "loss_hi": d.loss_ci[1], "mark": d.mark, "choices": len(d.candidates),
-                 "trials": next(c.trials for c in d.candidates if c.played)} for d in self.decisions]
+                 "loss_hi": d.loss_ci[1], "mark": d.mark, "choices": len(d.candidates) - (not d.listed),
+                 "trials": next(c.trials for c in d.candidates if c.played), "listed": d.listed}
+                for d in self.decisions]
         schema = {"event": pl.Int64, "round": pl.Int64, "turn": pl.Int64, "seat": pl.Int64, "kind": pl.Utf8,
                   "played": pl.Utf8, "best": pl.Utf8, "loss": pl.Float64, "loss_lo": pl.Float64,
-                  "loss_hi": pl.Float64, "mark": pl.Utf8, "choices": pl.Int64, "trials": pl.Int64}
+                  "loss_hi": pl.Float64, "mark": pl.Utf8, "choices": pl.Int64, "trials": pl.Int64,
+                  "listed": pl.Boolean}
         return pl.DataFrame(rows, schema=schema)
 
     def summary(self) -> Any:
         """A polars frame per seat and kind of decision (and ``"all"``): ``decisions``, ``choices`` (those
         with more than one legal choice), ``loss`` (their total) with ``loss_lo`` and ``loss_hi``,
-        ``error_rate`` (mean loss per decision) and one count per mark (``doubtful``, ``bad``,
-        ``very_bad``), seats and kinds in order.
+        ``error_rate`` (mean loss per valued decision) and one count per mark (``doubtful``, ``bad``,
+        ``very_bad``), then ``unlisted`` (the layings of a record the engine does not list: no rollout valued
+        them, so they are counted in ``decisions`` alone, in no loss and no error rate), seats and kinds in
+        order.
 
         The total's 95% interval is the rollouts' noise: each decision's interval half-width is read as
         1.96 standard errors and the decisions' errors are added as independent (each decision is rolled
@@ -155,20 +167,22 @@ class Analysis:
         kinds = [k for k in KINDS if any(d.kind == k for d in self.decisions)]
         for seat in self.seats:
             for kind in (*kinds, "all"):
-                mine = [d for d in self.decisions if d.seat == seat and (kind == "all" or d.kind == kind)]
+                every = [d for d in self.decisions if d.seat == seat and (kind == "all" or d.kind == kind)]
+                mine = [d for d in every if d.listed]
                 total = float(sum(d.loss for d in mine))
                 # Half-widths of independent normal intervals add in quadrature.
                 half = math.sqrt(sum(((d.loss_ci[1] - d.loss_ci[0]) / 2) ** 2 for d in mine))
-                row: dict[str, Any] = {"seat": seat, "kind": kind, "decisions": len(mine),
+                row: dict[str, Any] = {"seat": seat, "kind": kind, "decisions": len(every),
                                        "choices": sum(len(d.candidates) > 1 for d in mine),
                                        "loss": total, "loss_lo": total - half, "loss_hi": total + half,
                                        "error_rate": total / len(mine) if mine else 0.0}
                 for name in MARKS:
                     row[name.replace(" ", "_")] = sum(d.mark == name for d in mine)
+                row["unlisted"] = len(every) - len(mine)
                 rows.append(row)
         schema = {"seat": pl.Int64, "kind": pl.Utf8, "decisions": pl.Int64, "choices": pl.Int64,
                   "loss": pl.Float64, "loss_lo": pl.Float64, "loss_hi": pl.Float64, "error_rate": pl.Float64,
-                  **{m.replace(" ", "_"): pl.Int64 for m in MARKS}}
+                  **{m.replace(" ", "_"): pl.Int64 for m in MARKS}, "unlisted": pl.Int64}
         return pl.DataFrame(rows, schema=schema)
 
     def to_dict(self, events: bool = False) -> dict[str, Any]:
@@ -202,24 +216,31 @@ class Analysis:
                  f"{'event':>6} {'round':>5} {'turn':>4} {'seat':>4}  {'kind':<7} {'played':<34} {'best':<34} "
                  f"{'loss':>6}  {'95% interval':<17} mark"]
         for d in self.decisions:
-            if len(d.candidates) < 2:
+            if not d.listed:
+                loss, ci, best = "", "not listed", d.best
+            elif len(d.candidates) < 2:
                 loss, ci, best = "", "forced", ""
             else:
                 loss, ci = f"{d.loss:6.2f}", f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]"
                 best = "=" if d.best == d.played else d.best
             lines.append(f"{d.event:>6} {d.round:>5} {d.turn:>4} {d.seat:>4}  {d.kind:<7} {_cut(d.played):<34} "
                          f"{_cut(best):<34} {loss:>6}  {ci:<17} {d.mark or ''}")
+        unlisted = any(not d.listed for d in self.decisions)
         lines.append("")
         lines.append("Per seat and kind (loss: the total, with the 95% interval of the rollouts' noise, the "
                      "decisions' intervals combined as independent; error rate: mean loss per decision, forced "
-                     "ones counted as 0):")
+                     "ones counted as 0" + ("; unlisted: layings played that are not among the engine's choices, "
+                                            "not valued by rollouts, in no loss and no error rate" if unlisted else "")
+                     + "):")
         lines.append(f"{'seat':>4}  {'kind':<7} {'decisions':>9} {'choices':>7} {'loss':>8} {'95% interval':<19} "
-                     f"{'error rate':>10} " + " ".join(f"{m:>9}" for m in MARKS))
+                     f"{'error rate':>10} " + " ".join(f"{m:>9}" for m in MARKS)
+                     + (f" {'unlisted':>9}" if unlisted else ""))
         for row in self.summary().iter_rows(named=True):
             ci = f"[{row['loss_lo']:+.2f}, {row['loss_hi']:+.2f}]"
             lines.append(f"{row['seat']:>4}  {row['kind']:<7} {row['decisions']:>9} {row['choices']:>7} "
                          f"{row['loss']:8.2f} {ci:<19} {row['error_rate']:10.3f} "
-                         + " ".join(f"{row[m.replace(' ', '_')]:>9}" for m in MARKS))
+                         + " ".join(f"{row[m.replace(' ', '_')]:>9}" for m in MARKS)
+                         + (f" {row['unlisted']:>9}" if unlisted else ""))
         return "\n".join(lines)
 
 

@@ -156,7 +156,7 @@ def _timeline(analysis: Analysis, steps: int, step_of: Sequence[int],
               rounds: Sequence[tuple[int, int]]) -> dict[str, Any]:
     """The timeline's geometry: one point per decision (x by step, ``step_of[k]`` decision ``k``'s, y by loss),
     the rounds' boundaries (``(step, round)`` where each begins), one line per seat, and each seat's total loss."""
-    top = max([d.loss for d in analysis.decisions] + [1.0])
+    top = max([d.loss for d in analysis.decisions if d.listed] + [1.0])
     span = max(steps - 1, 1)
 
     def x_of(step: int) -> float:
@@ -168,16 +168,20 @@ def _timeline(analysis: Analysis, steps: int, step_of: Sequence[int],
     points = []
     for k, d in enumerate(analysis.decisions):
         step = step_of[k]
-        words = f"seat {d.seat}, round {d.round + 1}, turn {d.turn + 1}: {d.kind} {d.played}, " \
-                f"loss {d.loss:.2f} [{d.loss_ci[0]:.2f}, {d.loss_ci[1]:.2f}]"
-        points.append(_Point(x_of(step), y_of(d.loss), d.seat, step, k, d.mark,
+        words = f"seat {d.seat}, round {d.round + 1}, turn {d.turn + 1}: {d.kind} {d.played}, "
+        if d.listed:
+            words += f"loss {d.loss:.2f} [{d.loss_ci[0]:.2f}, {d.loss_ci[1]:.2f}]"
+        else:
+            # A laying the engine does not list has no loss: its point lies on the axis.
+            words += "not among the engine's choices, not valued"
+        points.append(_Point(x_of(step), y_of(d.loss if d.listed else 0.0), d.seat, step, k, d.mark,
                              words + (f" ({d.mark})" if d.mark else "")))
     boundaries = [(x_of(step), number + 1) for step, number in rounds]
     lines = {s: " ".join(f"{p.x},{p.y}" for p in points if p.seat == s) for s in analysis.seats}
     totals = []
     for s in analysis.seats:
         mine = [d for d in analysis.decisions if d.seat == s]
-        totals.append({"seat": s, "decisions": len(mine), "loss": sum(d.loss for d in mine),
+        totals.append({"seat": s, "decisions": len(mine), "loss": sum(d.loss for d in mine if d.listed),
                        "marked": sum(1 for d in mine if d.mark)})
     return {"width": _WIDTH, "height": _HEIGHT, "margin": _MARGIN, "top": top, "zero": y_of(0.0),
             "top_y": y_of(top), "points": points, "rounds": boundaries, "lines": lines, "totals": totals}
