@@ -10,10 +10,8 @@ provenance and the exact command that reproduces it.
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
-import re
 import logging
 import shlex
 import shutil
@@ -21,11 +19,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import matplotlib
-from markupsafe import Markup
 
-from sim import ahead
+from sim import ahead, markup
 from sim.api import say_compiling
 
 import experiments
@@ -236,39 +232,20 @@ def _page_blocks(name: str, experiment: Experiment, runs: Sequence[Results], qui
     return blocks
 
 
-def _inline(text: str, links: bool = False) -> Markup:
-    """Escaped text with `code` spans, and on the index its ``[title](href)`` links as anchors."""
-    parts = html.escape(text).split("`")
-    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
-    if links:
-        out = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r"<a href='\2'>\1</a>", out)
-    return Markup(out)
-
-
-def _text(text: str) -> Markup:
-    """Escaped text (quotes too, as in an attribute)."""
-    return Markup(html.escape(text))
-
-
-# The pages' templates (experiments/templates/): the HTML ones autoescaped, the Markdown ones not.
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("experiments", "templates"),
-    autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False, default=False),
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_TEMPLATES.filters.update(inline=_inline, text=_text)
+# The pages' templates (experiments/templates/), through the one owner of the pages' markup: the HTML
+# autoescaped, the Markdown made safe value by value; a text from a study file is text in both.
+_HTML = markup.html_templates("experiments")
+_MARKDOWN = markup.markdown_templates("experiments")
 
 
 def _md(blocks: Sequence[Block], figures: str) -> str:
     """``blocks`` as Markdown, figures linked under ``figures``."""
-    return _TEMPLATES.get_template("report.md.j2").render(blocks=blocks, figures=figures)
+    return _MARKDOWN.get_template("report.md.j2").render(blocks=blocks, figures=figures)
 
 
 def _html(blocks: Sequence[Block], title: str, images: dict[str, str], links: bool = False) -> str:
     """``blocks`` as one self-contained HTML page, ``images`` the figures' PNG in base64 by name."""
-    return _TEMPLATES.get_template("report.html.j2").render(blocks=blocks, title=title, images=images, links=links)
+    return _HTML.get_template("report.html.j2").render(blocks=blocks, title=title, images=images, links=links)
 
 
 def write_figures(runs: Sequence[Results], folder: Path, experiment: Experiment) -> dict[str, str]:
@@ -454,7 +431,7 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
                        else f"the same {differ[1]} claims")
             findings_text = f"⚠ {disagree} of {n} findings disagree (marked on the page)" if disagree \
                 else "all findings agree"
-            rows[is_study].append([f"[{title}]({name}/{page})", conclusions[0] if conclusions else "",
+            rows[is_study].append([f"[{markup.escape_md(title)}]({name}/{page})", conclusions[0] if conclusions else "",
                                    f"{reading}; {findings_text}"])
         out: list[Block] = []
         if rows[False]:

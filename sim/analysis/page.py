@@ -21,9 +21,9 @@ other hands as sizes only; no hidden card is in the page, since the record
 knows none. A reviewed decision, whose ``event`` is the record's line that
 answers it, stands at the step before that line.
 
-The HTML comes from Jinja2 templates in ``sim/analysis/templates/``, with
-autoescaping on: a strategy's name or any other text of the trace is
-written as text, never as markup.
+The HTML comes from Jinja2 templates in ``sim/analysis/templates/``, through
+:mod:`sim.markup` (autoescaped): a strategy's name or any other text of the
+trace or the record is written as text, never as markup.
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import jinja2
-
 from sim import cards as cardlib
+from sim import markup
 from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.game_record import Entry, GameRecord, SeenStep, seen_steps
 from sim.rules.facts import better_points
@@ -56,13 +55,8 @@ _SUIT_CLASS = {"♣": "clubs", "♦": "diamonds", "♥": "hearts", "♠": "spade
 # The timeline's drawing area, in SVG user units.
 _WIDTH, _HEIGHT, _MARGIN = 960.0, 170.0, 28.0
 
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("sim.analysis", "templates"),
-    autoescape=True,
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
+# Through the one owner of the pages' markup (sim.markup): autoescaped, so a name from a trace is text.
+_ENVIRONMENT = markup.html_templates("sim.analysis")
 
 
 def card_tokens(text: str) -> list[tuple[str, str]]:
