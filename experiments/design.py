@@ -599,6 +599,47 @@ def experiment_from(module: types.ModuleType, **declared: Any) -> Experiment:
                       conclusions=module.conclusions, figures=module.figures, about=module.__doc__ or "", **declared)
 
 
+def _tables(part: Any, config: Config) -> list[tuple[Any, list[str], str | None]]:
+    """``(ruleset, one strategy per seat, condition)`` of every table ``part`` would seat."""
+    if isinstance(part, ArmPart):
+        return [(part.arm.ruleset, part.seats, part.arm.condition)]
+    inner = getattr(part, "part", None)  # a part that plays another part's games (the first ones only)
+    if inner is not None:
+        return _tables(inner, config)
+    ruleset, players = getattr(config, "ruleset", None), getattr(config, "players", None)
+    if ruleset is None or isinstance(players, bool) or not isinstance(players, int):
+        return []
+    # A part that traces or forks games of its own: one table per strategy of its config, every seat alike.
+    named = getattr(config, "strategies", None) or (getattr(config, "strategy", "greedy"),)
+    return [(ruleset, [s] * players, None) for s in named]
+
+
+def check_config(experiment: Experiment, config: Config) -> None:
+    """Refuse, before anything is made or played, a config whose tables the chosen game refuses.
+
+    Each key is checked alone when the config is made; this checks them
+    together, as the run would meet them: every table of every part (a
+    ruleset with its number of seats, each seat's strategy, a condition's
+    seats) against its game, and a ladder's players. A ``ValueError`` (or
+    ``TypeError``) names the knob or the strategy.
+    """
+    from sim import deals
+    from sim.api import check_information, resolve
+
+    if config.precision is not None and not experiment.sequential:
+        raise ValueError(f"{experiment.name} has no sequential mode: leave precision unset")
+    for part in experiment.parts(config):
+        for ruleset, seats, condition in _tables(part, config):
+            r, chosen = resolve(ruleset, seats)
+            check_information(chosen)
+            if condition is not None:
+                deals.Condition(condition).check(r)
+        if isinstance(getattr(part, "players", None), tuple) and isinstance(getattr(part, "game", None), str):
+            from experiments import ladder  # a strength ladder's part: the ladder's own checks
+
+            ladder.check(list(part.players), part.game)
+
+
 # ---------------------------------------------------------------- storage
 
 DATA = "data"
@@ -743,8 +784,7 @@ def run_experiment(
     """
     if not isinstance(config, experiment.config_type):
         raise TypeError(f"{experiment.name} takes a {experiment.config_type.__name__}, got {type(config).__name__}")
-    if config.precision is not None and not experiment.sequential:
-        raise ValueError(f"{experiment.name} has no sequential mode: leave precision unset")
+    check_config(experiment, config)
     parts = experiment.parts(config)
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:

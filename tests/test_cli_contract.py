@@ -100,6 +100,13 @@ CASES = [
     ([*RUN, "--set", "workers=0"], 2, ["--set", "'workers'"]),
     ([*RUN, "--set", "precision=1e-9"], 2, ["--set precision=1e-09", "at least 0.001"]),
     (["experiment", "run", "joker_fork", "--precision", "0.1"], 2, ["--precision must be unset"]),
+    # keys each fine alone that make a table the experiment's game refuses: refused before data/ is made
+    (["experiment", "run", "expert_vs_greedy", "--set", "players=6", "--out", "run"], 2,
+     ["--set", "'players' = 6", "2 to 5 players"]),
+    (["experiment", "run", "holding_jokers", "--set", "players=3,7", "--out", "run"], 2, ["--set", "'players' = 7"]),
+    (["experiment", "run", "discard_pile", "--set", "rules=free,never", "--out", "run"], 2,
+     ["--set", "'discard_take' = 'never'"]),
+    (["experiment", "run", "bot_losses", "--set", "players=6", "--out", "run"], 2, ["--set", "'players' = 6"]),
     ([*RUN, "--out", ""], 2, ["--out is empty"]),
     ([*RUN, "--out", " "], 2, ["--out is empty"]),
     ([*RUN, "--out", "foreign"], 1, ["--out foreign", "not a run of experiment waiting_to_open",

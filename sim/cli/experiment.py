@@ -152,6 +152,9 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
     if getattr(config, "precision", None) is not None and config.precision < PRECISION_MIN:
         raise bad_value("--set precision=", config.precision, f"at least {PRECISION_MIN}")
     _refuse_clairvoyant_settings(settings)
+    # Keys each fine alone may still make a table the experiment's game refuses (--set players=6 in Rami 51).
+    with as_options(OPTIONS, prefix="--set"):
+        design.check_config(experiment, config)
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
     if not design.data_fits(out / design.DATA, experiment, config):
@@ -219,6 +222,13 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
         raise BadValue(f"--only {unknown[0]!r}: unknown experiment; the experiments are: "
                        f"{', '.join(experiments.EXPERIMENTS)}")
     names = list(dict.fromkeys(only)) or list(experiments.REPORTED)
+    from experiments import design, report
+
+    for name in names:
+        with as_options(prefix=f"--only {name}"):
+            for seed in report.SEEDS:
+                experiment = experiments.load(name)
+                design.check_config(experiment, report.edition_config(experiment, seed, quick))
     out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
     check_output_folder(out, _edition, "an edition of `rami report`")
     return names, out
@@ -281,6 +291,9 @@ def check_study(file: str, quick: bool, games: int | None, out: str | None):
     with as_options({"games": "--games"}):
         configs = [experiment.config(quick, seed=seed, precision=study.precision, max_games=study.max_games,
                                      **({} if games is None else {"games": games})) for seed in study.seeds]
+    with as_options(prefix=f"FILE {file}"):
+        for config in configs:
+            design.check_config(experiment, config)
     for config in configs:
         data = out / study.name / f"seed-{config.seed}" / design.DATA
         if not design.data_fits(data, experiment, config):
