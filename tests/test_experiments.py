@@ -360,3 +360,13 @@ def test_rounds_by_arm_counts_each_arms_rounds_as_rounds_of_does():
     assert by_arm == {arm: design.rounds_of(rows.filter(pl.col("arm") == arm)) for arm in ("a", "b")}
     assert by_arm == {"a": 3, "b": 3}
     assert by_arm["a"] + by_arm["b"] == design.rounds_of(rows)
+
+
+def test_no_page_of_the_report_shows_an_internal_value(tiny_report):
+    """No nan, inf, None or Python repr where a person reads: every page of the edition, its game pages too."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import page_scan
+
+    assert page_scan.scan(tiny_report) == []
