@@ -15,6 +15,8 @@ K♣ K♦ K♥ + 9♠ 10♠ J♠ (30 + 29 = 59 points).
 
 from __future__ import annotations
 
+import math
+
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +107,13 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     return findings
 
 
+def _turns(low: float, high: float) -> str:
+    """A median turn's interval in words: a resample in which too few players opened gives no bound."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "no interval at this size"
+    return f"{low:.0f} to {high:.0f}"
+
+
 def median_says_something(f: Finding, turns: tuple[int, ...]) -> bool:
     """Whether a median adds to the shares: known, and not already read from them.
 
@@ -170,7 +179,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
                         cell += " ⚠"
                 cells.append(cell)
             m = next(f for f in first.findings if f.metric == MEDIAN and f.arms[0] == arm)
-            median = (f"turn {m.estimate.estimate:.0f} ({m.estimate.low:.0f} to {m.estimate.high:.0f})"
+            median = (f"turn {m.estimate.estimate:.0f} ({_turns(m.estimate.low, m.estimate.high)})"
                       if median_says_something(m, tuple(config.by_turns)) else "—")
             rows.append([str(t), str(p), *cells, median])
     return [("h2", "Share of players opened by their own turn"),

@@ -23,6 +23,9 @@ def fmt(metric: str, value: float, signed: bool = False) -> str:
     """``value`` in the unit of ``metric``: percentages for shares, else points or turns."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
+    if math.isinf(value):
+        # An unbounded end (a rating whose seat always finishes ahead): the sign a reader knows, not "inf".
+        return ("+∞" if signed else "∞") if value > 0 else "−∞"
     if is_share(metric):
         if value == 0:
             return "0pp" if signed else "0%"
@@ -53,7 +56,10 @@ def share_digits(value: float) -> int:
 
 
 def interval_text(f: Finding, signed: bool = False) -> str:
-    """``"low to high"`` of the finding's 95% bootstrap interval."""
+    """``"low to high"`` of the finding's 95% bootstrap interval (``"no interval at this size"`` when the
+    resamples gave none)."""
+    if math.isnan(f.estimate.low) or math.isnan(f.estimate.high):
+        return "no interval at this size"
     return f"{fmt(f.metric, f.estimate.low, signed)} to {fmt(f.metric, f.estimate.high, signed)}"
 
 
