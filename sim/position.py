@@ -445,8 +445,18 @@ class Position:
         walk to its decision with :meth:`step`),
         a ``restock`` (the draw it comes with) or a ``blocked`` (the round over) of a trace from
         :func:`sim.play_traced`. Raises ``ValueError`` for other events or when
-        the engine does not replay the trace up to that point.
+        the engine does not replay the trace up to that point, or when an
+        event is not as docs/trace.md writes it (a trace read from a file).
         """
+        try:
+            return cls._replayed(events, index)
+        except (KeyError, TypeError, IndexError, OverflowError, AttributeError) as exc:
+            raise ValueError(f"the trace cannot be replayed: an event is not as docs/trace.md writes it "
+                             f"({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def _replayed(cls, events: Sequence[dict[str, Any]], index: int) -> "Position":
+        """:meth:`from_trace`, its events trusted to be well formed."""
         events = list(events)
         if not events or not isinstance(events[0], dict) or events[0].get("type") != "game_start":
             raise ValueError("events must be a whole trace from sim.play_traced, starting with its game_start event")

@@ -317,6 +317,12 @@ def _provenance_problem(file: Path, identity: dict[str, Any], table: str, first:
     if table == "games" and meta.num_rows != (last - first + 1) * players:
         return (f"{meta.num_rows} rows where {last - first + 1} games of {players} seats need "
                 f"{(last - first + 1) * players}; delete it, then {_AGAIN}")
+    # Every page read as load's reader reads it: a byte changed inside the rows (a disk's or a copy's fault)
+    # leaves the footer whole, and would otherwise surface as polars's error when the rows are collected.
+    try:
+        pl.read_parquet(file)
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError, ValueError) as exc:
+        return f"corrupt rows ({_one_line(exc)[:160]}); delete it, then {_AGAIN}"
     return None
 
 
@@ -332,9 +338,9 @@ def check(path: str | os.PathLike[str], thorough: bool = True) -> Survey:
     path : str or path-like
         The dataset folder.
     thorough : bool
-        True: read every file's parquet footer and provenance (2 to 6 ms a
-        file): a truncated or corrupt file, a file of another dataset or
-        table, a games file with the wrong number of rows. False: only the
+        True: read every file's parquet footer and provenance, then its
+        rows: a truncated or corrupt file (its rows included), a file of
+        another dataset or table, a games file with the wrong number of rows. False: only the
         magic bytes and footer length (12 bytes a file), which finds any
         file cut short; what :func:`load` does.
 

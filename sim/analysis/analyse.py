@@ -99,8 +99,16 @@ def played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str, s
     next event is ``events[at]``, written as :meth:`sim.Position.legal_choices` writes it; ``seat``, the asker,
     for a ``"may_i"`` (it asked when the next event is its ``may_i``, else it passed).
 
-    Raises ``ValueError`` when the events there are not such a choice.
+    Raises ``ValueError`` when the events there are not such a choice, or are not events as docs/trace.md
+    writes them (a trace from a file may lack a key or hold a value of another kind).
     """
+    try:
+        return _played_choice(events, at, decision, seat)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"event {at} is not an event of docs/trace.md: {type(exc).__name__} {exc}") from None
+
+
+def _played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str, seat: int | None) -> str:
     if not 0 <= at < len(events):
         raise ValueError(f"the trace ends before the {decision} at event {at}")
     e = events[at]

@@ -1,0 +1,103 @@
+"""Every reader of a file from a stranger, fuzzed: ruleset, strategy and study TOML, traces, dataset folders,
+condition expressions, seat views (text and JSON), game records and the play server's JSON bodies.
+
+Each format's inputs come from its grammar and from valid files mutated byte by byte
+(``tests/fuzz_readers.py``); the reader must accept the input or refuse it with the lab's own clear error,
+never another exception, never a write outside its input, never a hang. This is the short pass (a few
+seconds); ``python benchmarks/fuzz.py --seconds N`` runs the long one. The cases the long runs found are
+kept below, each with the reader's fix.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+import fuzz_readers  # noqa: E402
+
+SHORT = settings(max_examples=30, deadline=None, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                        HealthCheck.data_too_large])
+
+
+@pytest.mark.parametrize("name", list(fuzz_readers.FORMATS))
+def test_a_reader_accepts_or_refuses_clearly(name):
+    fmt = fuzz_readers.FORMATS[name]
+
+    @SHORT
+    @given(st.data())
+    def check(data):
+        made = fmt.make(fuzz_readers.DataChooser(data))
+        assert fuzz_readers.try_input(fmt, made) is None, made[:400]
+
+    check()
+
+
+def test_the_grammars_reach_past_the_first_refusal():
+    """Each format's inputs are not all refused at once: some are read whole (a fuzzer that only ever met the
+    first check would test nothing else)."""
+    import random
+
+    rng = fuzz_readers.RandomChooser(random.Random(0))
+    for name, fmt in fuzz_readers.FORMATS.items():
+        outcomes = [fuzz_readers.read_input(fmt, fmt.make(rng))[0] for _ in range(60)]
+        assert "failure" not in outcomes, name
+        assert "accepted" in outcomes, name
+
+
+def test_a_clear_refusal_is_no_failure_and_a_traceback_is():
+    fmt = fuzz_readers.Format("x", lambda ch: b"", lambda path: int("x"))
+    assert fuzz_readers.try_input(fmt, b"") is None
+    fmt = fuzz_readers.Format("x", lambda ch: b"", lambda path: {}["key"])
+    assert fuzz_readers.try_input(fmt, b"").startswith("KeyError")
+    fmt = fuzz_readers.Format("x", lambda ch: b"", lambda path: Path("written").write_text("x"))
+    assert fuzz_readers.try_input(fmt, b"").startswith("wrote outside its input")
+
+    def forever(path):
+        while True:
+            pass
+
+    fmt = fuzz_readers.Format("x", lambda ch: b"", forever, seconds=0.2)
+    assert fuzz_readers.try_input(fmt, b"").startswith("hang")
+
+
+# ---------------------------------------------------------------- found by the long runs, and fixed
+def _trace_with(change) -> bytes:
+    events = json.loads(json.dumps(fuzz_readers.traces()[1]))
+    change(events)
+    return json.dumps(events, ensure_ascii=False).encode()
+
+
+def _first(events: list[dict], kind: str) -> dict:
+    return next(e for e in events if e["type"] == kind)
+
+
+@pytest.mark.parametrize("change", [
+    lambda events: _first(events, "discard").pop("card"),            # KeyError in the played choice
+    lambda events: _first(events, "deal").pop("round"),              # KeyError in the replay's deal
+    lambda events: _first(events, "deal").update(round=2**70),       # OverflowError into the engine's integers
+    lambda events: _first(events, "deal").update(hands=[1, 2, 3]),   # cards given as numbers, not notation
+], ids=["discard without its card", "deal without its round", "a round past any integer", "hands as numbers"])
+def test_a_trace_with_a_malformed_event_is_refused_as_a_trace_that_does_not_replay(change):
+    outcome, detail = fuzz_readers.read_input(fuzz_readers.FORMATS["trace"], _trace_with(change))
+    assert outcome == "refused", detail
+    assert "trace" in detail or "event" in detail
+
+
+def test_a_dataset_whose_rows_are_damaged_is_named_by_the_check():
+    """A byte changed inside a batch file's rows leaves its footer whole: the thorough check reads the rows
+    too, so `rami info` names the file instead of polars failing when the rows are loaded."""
+    files = json.loads(fuzz_readers.dataset())
+    name = next(n for n in sorted(files) if n.startswith("rounds/"))
+    raw = bytearray(files[name].encode("latin-1"))
+    for at in range(8, len(raw) // 2, 7):  # the pages sit between the magic bytes and the footer
+        raw[at] ^= 0x5A
+    files[name] = bytes(raw).decode("latin-1")
+    outcome, detail = fuzz_readers.read_input(fuzz_readers.FORMATS["dataset"], json.dumps(files).encode())
+    assert outcome == "refused" and "corrupt" in detail, detail
