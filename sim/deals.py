@@ -21,6 +21,7 @@ so a hand given rare cards is sampled as fast as any other.
 from __future__ import annotations
 
 import ast
+import warnings
 import itertools
 import math
 from collections.abc import Callable
@@ -368,7 +369,11 @@ class Condition:
         if not text.strip():
             raise ConditionError("condition is empty: write one such as 'jokers(0) >= 1' (docs/deals.md)")
         try:
-            tree = ast.parse(text.strip(), mode="eval")
+            # Python's parser warns on stderr about text such as "1x" before refusing it: the refusal below
+            # is the one line a person reads.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                tree = ast.parse(text.strip(), mode="eval")
         except SyntaxError as exc:
             shift = len(text) - len(text.lstrip())
             # An offset of 0 (or none) is the end of the text: something is missing there.

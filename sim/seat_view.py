@@ -373,9 +373,12 @@ def _int(token: _Token, key: str, src: _Source, low: int = 0, high: int | None =
 
 def _card(token: _Token, key: str, src: _Source) -> cardlib.Card:
     try:
-        return cardlib.parse(token.text)[0]
+        read = cardlib.parse(token.text)
     except ValueError as exc:
         raise src.error(key, str(exc), token.column) from None
+    if len(read) != 1:  # an empty place (a JSON view's "stands_for": "" ) or two cards where one belongs
+        raise src.error(key, f"expected one card, got {token.text!r}", token.column)
+    return read[0]
 
 
 def _card_list(value: str, start: int, key: str, src: _Source) -> list[cardlib.Card]:

@@ -101,3 +101,22 @@ def test_a_dataset_whose_rows_are_damaged_is_named_by_the_check():
     files[name] = bytes(raw).decode("latin-1")
     outcome, detail = fuzz_readers.read_input(fuzz_readers.FORMATS["dataset"], json.dumps(files).encode())
     assert outcome == "refused" and "corrupt" in detail, detail
+
+
+def test_a_json_view_with_an_empty_card_place_is_refused_naming_it():
+    from sim.seat_view import ViewError, from_json, to_json
+
+    data = to_json(fuzz_readers.views()[0])
+    data["hand"] = data["hand"] + " "
+    from_json(json.dumps(data))  # spaces around cards are no card
+    data["table"] = [{"owner": 0, "cards": "★ 8♦ 8♥", "stands_for": ""}]
+    with pytest.raises(ViewError):
+        from_json(json.dumps(data))
+
+
+def test_a_condition_python_would_warn_about_is_refused_in_one_line(capfd):
+    from sim import deals
+
+    with pytest.raises(deals.ConditionError):
+        deals.parse_condition("jokers(0) >= 1x")
+    assert capfd.readouterr().err == ""
