@@ -59,7 +59,7 @@ import polars as pl
 
 import sim
 from experiments.stats import Estimate
-from sim import api
+from sim import api, distributed
 from sim import provenance as provenance_lib
 from sim import rules
 
@@ -439,7 +439,8 @@ class ArmPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        threads = workers or os.cpu_count() or 1
+        cluster = distributed.current()
+        threads = cluster.threads() if cluster is not None else workers or os.cpu_count() or 1
         # Four batches a thread at least, so that a small arm keeps every thread busy; 50 games at least, so
         # that a batch file's footer and provenance stay a small part of it.
         batch = max(50, min(2000, math.ceil(n_games / (4 * threads))))
@@ -586,9 +587,10 @@ class Experiment:
         return self.config_type().replace(**{**(dict(self.quick) if quick else {}), **changes})
 
     def run(self, config: Config, out: Path | str | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Results:
+            progress: Callable[[int, int], None] | None = None, *, workers: int | None = None,
+            scheduler: Any = None) -> Results:
         """Play, analyse, write (see :func:`run_experiment`)."""
-        return run_experiment(self, config, out, progress)
+        return run_experiment(self, config, out, progress, workers=workers, scheduler=scheduler)
 
 
 def experiment_from(module: types.ModuleType, **declared: Any) -> Experiment:
@@ -761,6 +763,9 @@ def run_experiment(
     config: Config,
     out: Path | str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: Any = None,
 ) -> Results:
     """Play ``experiment`` under ``config`` through the results store, analyse, write, return.
 
@@ -781,7 +786,21 @@ def run_experiment(
         temporary folder, removed at the end.
     progress : callable, optional
         ``progress(done, total)`` in engine games, after each batch.
+    workers : int, optional
+        Engine threads, in place of the config's ``workers`` (kept out of
+        the config, so that ``summary.json`` is the same on any number).
+    scheduler : str or distributed.Client, optional
+        Play every part on this Dask cluster (:mod:`sim.distributed`): the
+        same rows, findings and ``summary.json`` as a local run, the
+        provenance aside.
     """
+    with distributed.session(scheduler):
+        return _run_experiment(experiment, config, out, progress, workers)
+
+
+def _run_experiment(experiment: Experiment, config: Config, out: Path | str | None,
+                    progress: Callable[[int, int], None] | None, workers: int | None) -> Results:
+    """:func:`run_experiment` inside the job's cluster session (if any)."""
     if not isinstance(config, experiment.config_type):
         raise TypeError(f"{experiment.name} takes a {experiment.config_type.__name__}, got {type(config).__name__}")
     check_config(experiment, config)
@@ -803,7 +822,7 @@ def run_experiment(
                     progress(done, total)
 
             for part in parts:
-                part.play(data / part.name, played, target - played, config.workers, tick)
+                part.play(data / part.name, played, target - played, workers or config.workers, tick)
             played = target
             # One chunk, as a frame built in memory has: sums then add in the same order, to the last bit.
             frame = _rows(experiment, config, data, played).collect().rechunk()

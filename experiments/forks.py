@@ -258,7 +258,8 @@ class PositionsPart:
         run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
                                     first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,
-                   lambda first, count: {"positions": positions(self.fork, self.config, first, count)}, progress)
+                   lambda first, count: {"positions": positions(self.fork, self.config, first, count)}, progress,
+                   warm=("positions",))
 
     def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
         return store.load(folder, "positions").filter(pl.col("game") < n_games)

@@ -66,7 +66,7 @@ import strategies as strategy_lib
 from experiments import metrics, plots, stats
 from experiments.stats import Estimate
 from experiments.tournament import claim_folder, dataset_rows, identity, play_table
-from sim import rules
+from sim import distributed, rules
 
 __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
            "charge", "check", "clock", "finishes", "focal_points", "ladder", "measure_cpu", "play", "rating_fit",
@@ -550,6 +550,7 @@ def _play_reference(r, ref, seed, games, workers, tick, folder: Path | None) -> 
     return _rotations(df, r.players, ref.name)
 
 
+@distributed.on_cluster
 def ladder(
     players: Sequence[str | strategy_lib.Strategy] = DEFAULT_PLAYERS,
     ruleset: rules.Ruleset | str = "rami51",
@@ -561,6 +562,7 @@ def ladder(
     resamples: int = 300,
     timing_games: int = 2,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: Any = None,
 ) -> LadderResult:
     """Rate ``players`` against ``reference`` on the same deals (see the module's docstring).
 
@@ -594,6 +596,9 @@ def ladder(
         Games per searching player of the CPU timing pass (:func:`measure_cpu`); 0 skips it.
     progress : callable, optional
         ``progress(done, total)`` in engine games.
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`, docs/cluster.md),
+        connected once for the whole job: the same results as a local run.
 
     Returns
     -------
@@ -610,6 +615,7 @@ def ladder(
     return result
 
 
+@distributed.on_cluster
 def play(
     players: Sequence[str | strategy_lib.Strategy] = DEFAULT_PLAYERS,
     ruleset: rules.Ruleset | str = "rami51",
@@ -619,11 +625,13 @@ def play(
     out: Path | str | None = None,
     reference: str | strategy_lib.Strategy = REFERENCE,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: Any = None,
 ) -> pl.DataFrame:
     """The games of :func:`ladder` without their analysis: every table's rows (``out`` written and resumed alike).
 
     For a caller that analyses the rows itself (an experiment of the report
     playing several ladders, :func:`standings` then reading them).
+    ``scheduler`` plays them on a Dask cluster, as :func:`ladder` does.
 
     Returns
     -------
@@ -670,7 +678,8 @@ def _play_stored(r: rules.Ruleset, seated: list[strategy_lib.Strategy], seed: in
     """A player's table (seat 0 of ``seated``) in every rotation, each a results dataset ``folder/rotation-K``
     (games on disk not played again), read back as :func:`experiments.tournament.play_table` gives them."""
     s, n = seated[0], len(seated)
-    threads = workers or os.cpu_count() or 1
+    cluster = distributed.current()
+    threads = cluster.threads() if cluster is not None else workers or os.cpu_count() or 1
     # A dataset's batch is one thread's work: the store's default of at least 250 games a file keeps a
     # ladder's few deals on one thread, which a searching seat (seconds a game) cannot afford. One batch
     # a thread keeps every core busy for a file a thread; a seat that does not search plays in a blink.

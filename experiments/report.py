@@ -297,6 +297,8 @@ def build_report(
     progress: Callable[[str, int, int, int], None] | None = None,
     configure: Callable[[design.Config], design.Config] | None = None,
     reuse: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
 ) -> Path:
     """Run every experiment at every seed, write the pages and the index; return ``index.html``.
 
@@ -315,7 +317,24 @@ def build_report(
         Where a run of the same config already wrote its rows in ``folder``,
         analyse those again instead of playing the games
         (:func:`experiments.design.reanalyse`).
+    workers : int, optional
+        Engine threads (default every core; results do not depend on it).
+    scheduler : str or distributed.Client, optional
+        Play every run on this Dask cluster (:mod:`sim.distributed`),
+        connected once for the whole edition: the same data and pages as a
+        local run, the provenance aside.
     """
+    from sim import distributed
+
+    with distributed.session(scheduler):
+        return _build_report(folder, quick, names, seeds, progress, configure, reuse, workers)
+
+
+def _build_report(folder: Path, quick: bool, names: Sequence[str], seeds: Sequence[int],
+                  progress: Callable[[str, int, int, int], None] | None,
+                  configure: Callable[[design.Config], design.Config] | None, reuse: bool,
+                  workers: int | None) -> Path:
+    """:func:`build_report` inside the job's cluster session (if any)."""
     folder.mkdir(parents=True, exist_ok=True)
     order = run_order(names)
     played: set[str] = set()
@@ -341,7 +360,7 @@ def build_report(
                     log.warning("%s: rows of another config; playing this edition's afresh", out / design.DATA)
                     shutil.rmtree(out / design.DATA)
                 tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
-                runs.append(experiment.run(config, out, tick))
+                runs.append(experiment.run(config, out, tick, workers=workers))
             played.add(name)
             # The figures at once, so that a page waiting for a cited experiment leaves only its text for later.
             images = write_figures(runs, folder / name, experiment)

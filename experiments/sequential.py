@@ -53,13 +53,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
 from experiments.tournament import identity, play_table
-from sim import rules
+from sim import distributed, rules
 
 __all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
            "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
@@ -385,6 +386,7 @@ def game_gains(frame_a: pl.DataFrame, frame_b: pl.DataFrame, better: str, object
     return joined.select("game", (pl.col("a") - pl.col("b")).alias("gain"))
 
 
+@distributed.on_cluster
 def compare(
     a: str | strategy_lib.Strategy,
     b: str | strategy_lib.Strategy,
@@ -401,6 +403,7 @@ def compare(
     workers: int | None = None,
     progress: Callable[[int, float], None] | None = None,
     objective: str = "points",
+    scheduler: Any = None,
 ) -> Comparison:
     """Sequentially test whether ``a`` beats ``b`` against ``field`` (see the module's docstring).
 
@@ -432,6 +435,9 @@ def compare(
         ``"points"`` (the gain in points per round, the game's own sense of
         better) or ``"wins"`` (the gain in share of games won; then
         ``indifference`` and ``improvement`` are shares, e.g. 0.02).
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`, docs/cluster.md),
+        connected once for the whole job: the same results as a local run.
     """
     start = time.perf_counter()
     if objective not in OBJECTIVES:

@@ -849,6 +849,7 @@ def run_study(
     measures: Mapping[str, Any] | None = None,
     workers: int | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    scheduler: Any = None,
 ) -> StudyResults:
     """Run a study at its seeds, and with ``out`` (a report edition's folder) write its page and the index.
 
@@ -873,14 +874,25 @@ def run_study(
         Engine threads (results do not depend on it).
     progress : callable, optional
         ``progress(seed, done, total)`` in engine games.
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`), connected once
+        for every seed: the same data, findings and page as a local run.
     """
+    from sim import distributed
+
     study = source if isinstance(source, Study) else read_study(source)
+    with distributed.session(scheduler):
+        return _run_study(study, out, quick, games, measures, workers, progress)
+
+
+def _run_study(study: Study, out: Path | str | None, quick: bool, games: int | None,
+               measures: Mapping[str, Any] | None, workers: int | None,
+               progress: Callable[[int, int, int], None] | None) -> StudyResults:
+    """:func:`run_study` inside the job's cluster session (if any)."""
     experiment = experiment_of(study, measures)
     changes: dict[str, Any] = {"precision": study.precision, "max_games": study.max_games}
     if games is not None:
         changes["games"] = games
-    if workers is not None:
-        changes["workers"] = workers
     runs = []
     folder = None if out is None else Path(out) / study.name
     if folder is not None:
@@ -890,7 +902,8 @@ def run_study(
     for seed in study.seeds:
         config = experiment.config(quick, seed=seed, **changes)
         tick = None if progress is None else (lambda d, t, s=seed: progress(s, d, t))
-        runs.append(experiment.run(config, None if folder is None else folder / f"seed-{seed}", tick))
+        runs.append(experiment.run(config, None if folder is None else folder / f"seed-{seed}", tick,
+                                   workers=workers))
     page = None
     if folder is not None:
         from experiments import report

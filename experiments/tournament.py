@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -45,7 +46,7 @@ import sim
 import strategies as strategy_lib
 from experiments import metrics, stats
 from experiments.stats import Estimate
-from sim import rules
+from sim import distributed, rules
 
 __all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "claim_folder", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
@@ -391,6 +392,7 @@ SETTINGS_FILE = "tournament.json"
 """The settings of a tournament written to a folder; :func:`ranking_from` reads them."""
 
 
+@distributed.on_cluster
 def tournament(
     strategies: Sequence[str | strategy_lib.Strategy],
     ruleset: rules.Ruleset | str = "rami51",
@@ -401,6 +403,7 @@ def tournament(
     resamples: int = 300,
     progress: Callable[[int, int], None] | None = None,
     out: Path | str | None = None,
+    scheduler: Any = None,
 ) -> TournamentResult:
     """Rank ``strategies`` on duplicate deals (see the module's docstring).
 
@@ -431,6 +434,9 @@ def tournament(
         recomputes the ranking from them. A folder holding a tournament of
         the same settings resumes it (its finished batches are not played
         again); any other non-empty folder is refused.
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`, docs/cluster.md),
+        connected once for the whole job: the same results as a local run.
 
     Returns
     -------

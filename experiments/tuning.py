@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -41,7 +42,7 @@ import polars as pl
 import strategies as strategy_lib
 from experiments import sequential, stats
 from experiments.tournament import play_table
-from sim import rules
+from sim import distributed, rules
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
 __all__ = ["STUDY_FILE", "Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
@@ -522,12 +523,14 @@ def trials_table(study, config: TuneConfig) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
+@distributed.on_cluster
 def tune(
     config: TuneConfig,
     study: Path | str,
     out: Path | str | None = None,
     workers: int | None = None,
     progress: Callable[[str], None] | None = None,
+    scheduler: Any = None,
 ) -> TuneResult:
     """Search, re-evaluate, confirm (see the module's docstring); write the strategy file when confirmed.
 
@@ -540,6 +543,9 @@ def tune(
         Folder for the report page and the strategy file (``NAME.toml``).
     progress : callable, optional
         Called with a line of text at each step.
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`, docs/cluster.md),
+        connected once for the whole job: the same results as a local run.
     """
     start_time = time.perf_counter()
     say = progress or (lambda text: None)

@@ -30,9 +30,9 @@ interval of :func:`sim.intervals.ratio_interval` (kept within 0 and 1).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
+from sim import distributed
 from sim import rules as rules_lib
 from sim.analysis.analyse import KINDS, walk
 from sim.api import play_traced, resolve, ruleset_label
@@ -273,6 +274,7 @@ def agreement_table(decisions: pl.DataFrame, games: int) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=TABLE_SCHEMA)
 
 
+@distributed.on_cluster
 def agreement(
     strategy: str | strategy_lib.Strategy,
     yardstick: str | strategy_lib.Strategy = "search",
@@ -284,6 +286,7 @@ def agreement(
     seed: int = 1,
     workers: int = 1,
     max_rounds: int | None = None,
+    scheduler: Any = None,
 ) -> Agreement:
     """How often ``strategy`` chooses what ``yardstick`` would, over the decisions of real games.
 
@@ -310,6 +313,9 @@ def agreement(
         Threads playing games side by side; the result does not depend on it.
     max_rounds : int, optional
         Play at most this many rounds of each game.
+    scheduler : str or distributed.Client, optional
+        Play the games on this Dask cluster (:mod:`sim.distributed`), one
+        task a game: the same result as a local run.
 
     Returns
     -------
@@ -336,8 +342,11 @@ def agreement(
     measured = strategy_lib.get(strategy)
     judge = strategy_lib.get(yardstick).for_game(r.game)
     names = [s.name for s in chosen]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        parts = list(pool.map(lambda i: _one_game(r, chosen, judge, focal, int(seed), i, max_rounds), range(games)))
+    # One piece a game: a game's figures depend on its seed and index alone, so any split gives the same share.
+    parts = distributed.run_pieces(_one_game, [(r, chosen, judge, focal, int(seed), i, max_rounds)
+                                               for i in range(games)], workers,
+                                   warm=(("group", "positions"), functools.partial(distributed.warm_group,
+                                                                                   "positions")))
     rows = [row for part, _ in parts for row in part]
     decisions = pl.DataFrame(rows, schema=DECISION_SCHEMA)
     return Agreement(

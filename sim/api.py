@@ -14,6 +14,7 @@ machine's threads or on a Dask cluster (``scheduler=``, :mod:`sim.distributed`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -193,7 +194,8 @@ def simulate(
         The simulation seed (0 .. 2**64 - 1); 1 by default, as ``rami simulate``.
     workers : int, optional
         Threads running the compiled kernel on this machine (default: every
-        core); results do not depend on it. Ignored with ``scheduler``.
+        core); results do not depend on it. Ignored on a cluster, whose
+        threads size the default batches instead.
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000
         games; with ``out``, at least 250; in memory, for games of any
@@ -227,10 +229,13 @@ def simulate(
         runs; without ``out`` the returned frame is that table.
     scheduler : str or distributed.Client, optional
         Play the batches on a Dask cluster: a scheduler address such as
-        ``"tcp://10.0.0.5:8786"`` or a connected ``Client``. Needs ``out``
-        (the workers send each batch's files back; they land in ``out`` on
-        this machine) and the same version of this package on every worker.
-        Results are identical to a local run.
+        ``"tcp://10.0.0.5:8786"``, a connected ``Client`` or a
+        :class:`sim.distributed.Cluster`; by default the cluster of the
+        enclosing job (:func:`sim.distributed.session`), if any. The workers
+        need the same version of this package; they send each batch back,
+        as rows or, with ``out``, as its files, which land in ``out`` on this
+        machine. Results are identical to a local run, and a worker lost
+        meanwhile costs only the batches it held (docs/cluster.md).
     command : str, optional
         The command line or call recorded in the dataset's provenance
         (default: this call, written as Python).
@@ -248,7 +253,8 @@ def simulate(
         games / their sum. A condition accepted by under 1 deal in 10,000 of
         a pilot (its terms not dealt exactly) is refused with its rate. With
         ``out``, the condition (a text) joins the dataset's identity and the
-        dataset has no ``deals`` column; not with ``scheduler``.
+        dataset has no ``deals`` column. On a cluster, written in the
+        condition language (not a Python predicate).
     allow_clairvoyant : bool
         Seat the ladder's ceiling (``ceiling``: a search that sees every
         hidden card, :func:`strategies.ceiling`). Refused otherwise, so no
@@ -262,11 +268,41 @@ def simulate(
         ``out``: the :class:`~sim.store.Dataset`; read its tables with
         :func:`load` (``sim.load``).
     """
+    from sim import distributed
+
+    # One connection for the whole run (or the enclosing job's), checked before anything is made.
+    with distributed.session(scheduler) as cluster:
+        return _simulate(ruleset=ruleset, strategies=strategies, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size, max_rounds=max_rounds, progress=progress, rotate=rotate, first_game=first_game, out=out, per_game_only=per_game_only, command=command, condition=condition, allow_clairvoyant=allow_clairvoyant, cluster=cluster)
+
+
+def _simulate(
+    ruleset: Ruleset | str,
+    strategies: Sequence[str | strategy_lib.Strategy],
+    n_games: int = 1000,
+    seed: int = 1,
+    workers: int | None = None,
+    batch_size: int | None = None,
+    max_rounds: int = E.MAX_ROUNDS,
+    progress: Callable[[int], None] | None = None,
+    rotate: bool = False,
+    *,
+    first_game: int = 0,
+    out: str | os.PathLike[str] | None = None,
+    per_game_only: bool = False,
+    cluster: Any = None,
+    command: str | None = None,
+    condition: Any = None,
+    allow_clairvoyant: bool = False,
+) -> pl.DataFrame | store.Dataset:
+    """:func:`simulate` on ``cluster`` (a :class:`sim.distributed.Cluster`) or, without one, on this machine."""
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
     n_games = _check_count("n_games", n_games, 1)
     first_game = _check_count("first_game", first_game, 0)
+    if cluster is not None:
+        # The cluster's threads size the default batches, as a machine's cores do.
+        workers = cluster.threads()
     if workers is None:
         workers = os.cpu_count() or 1
     workers = _check_count("workers", workers, 1)
@@ -292,8 +328,9 @@ def simulate(
     if condition is not None:
         from sim import deals
 
-        if scheduler is not None:
-            raise ValueError("condition= plays on this machine: leave scheduler= unset with it")
+        if cluster is not None and not isinstance(condition, (str, deals.Condition)):
+            raise ValueError("a Python predicate as condition= plays on this machine only: write the condition in "
+                             "the condition language (docs/deals.md) to play it on a cluster")
         if out is not None and not isinstance(condition, (str, deals.Condition)):
             raise ValueError("a Python predicate as condition= plays in memory only: write the condition in the "
                              "condition language (docs/deals.md) to keep a dataset")
@@ -318,10 +355,10 @@ def simulate(
                        f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
         job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
                               cond, r if cond is not None else None)
-        return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, scheduler,
+        return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, cluster,
                                     command, progress, chosen, r)
-    if scheduler is not None:
-        raise ValueError("scheduler= needs out=: the cluster's batches are written to a dataset")
+    if cluster is not None:
+        _refuse_python(chosen)
     starts = list(range(first_game, first_game + n_games, batch_size))
     end = first_game + n_games
 
@@ -347,24 +384,47 @@ def simulate(
         return game_summary(batches.frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
     results: list[Any] = []
-    # Compiled (or loaded) before the first batch, in the thread that
-    # compiles without paging its frames in and out: a third less time on a
-    # fresh cache. Once a process has the kernels this costs nothing.
-    _compile_once(r, kinds, params, cond)
-    if progress:
-        progress(0)
-    if workers == 1:
-        for start in starts:
-            results.append(job(start))
+    if cluster is not None:
+        # Each worker compiles or loads the entries before the first batch; the clock starts after.
+        warm_cluster(cluster, r, kinds, params, cond)
+        if progress:
+            progress(0)
+        shipped = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, [], {},
+                                  cond, r if cond is not None else None)
+        pieces = [(shipped, start, min(batch_size, end - start), per_game_only) for start in starts]
+        for i, (result, used) in cluster.each_done(batches.batch_rows, pieces):
+            start = starts[i]
+            count = min(batch_size, end - start)
+            if used is not None:
+                dealt[start - first_game:start - first_game + count] = used
+            if shared is not None:
+                # Into the rows the local run writes, so that the frame is built the same way.
+                rows = result[0] if len(result) == 1 else np.concatenate(result, axis=1)
+                row = (start - first_game) * fixed
+                shared[:, row:row + rows.shape[1]] = rows
+            results.append((i, result))
             if progress:
-                progress(min(batch_size, end - start))
+                progress(count)
+        results = [result for _, result in sorted(results, key=lambda item: item[0])]
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            # map keeps batch order, so the frame is the same for any worker count.
-            for start, result in zip(starts, pool.map(job, starts)):
-                results.append(result)
+        # Compiled (or loaded) before the first batch, in the thread that
+        # compiles without paging its frames in and out: a third less time on a
+        # fresh cache. Once a process has the kernels this costs nothing.
+        _compile_once(r, kinds, params, cond)
+        if progress:
+            progress(0)
+        if workers == 1:
+            for start in starts:
+                results.append(job(start))
                 if progress:
                     progress(min(batch_size, end - start))
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                # map keeps batch order, so the frame is the same for any worker count.
+                for start, result in zip(starts, pool.map(job, starts)):
+                    results.append(result)
+                    if progress:
+                        progress(min(batch_size, end - start))
     _raise_policy_errors(chosen)
     if per_game_only:
         frame = pl.concat(results)
@@ -379,53 +439,64 @@ def simulate(
                       maintain_order="left")
 
 
+def _refuse_python(chosen: list[strategy_lib.Strategy]) -> None:
+    """Refuse a strategy written in Python on a cluster: it runs only in this process."""
+    if any(s.kind == KIND_PYTHON for s in chosen):
+        raise ValueError("strategies written in Python run only in this process; scheduler= needs compiled "
+                         "strategies")
+
+
+def compile_entries(ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any = None) -> None:
+    """Compile or load the entries a simulation of these seats plays, once per process (a worker's warm-up)."""
+    _compile_once(ruleset, kinds, params, condition)
+
+
+def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any) -> None:
+    """Have every worker of ``cluster`` compile or load the entries these seats play, before the first batch."""
+    searching = bool(E.searching(kinds))
+    key = ("simulate", searching, searching and condition is not None)
+    cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params, condition))
+
+
 def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: Any, first_game: int, n_games: int,
-                         batch_size: int, workers: int, scheduler: Any, command: str,
+                         batch_size: int, workers: int, cluster: Any, command: str,
                          progress: Callable[[int], None] | None, chosen: list[strategy_lib.Strategy],
                          ruleset: Ruleset) -> store.Dataset:
     """The ``out=`` branch of :func:`simulate`: every check first, then batches written as they finish."""
-    cluster = None
-    if scheduler is not None:
-        from sim import distributed
-
-        if any(s.kind == KIND_PYTHON for s in chosen):
-            raise ValueError("strategies written in Python run only in this process; scheduler= needs compiled "
-                             "strategies")
-        cluster = distributed.connect(scheduler)
-    try:
-        where = f"dask {cluster.address}" if cluster else f"{workers} threads"
-        run = run_record(command, store.now(), first_game, n_games, batch_size, where)
+    if cluster is not None:
+        _refuse_python(chosen)
+    where = f"dask {cluster.address}" if cluster else f"{workers} threads"
+    run = run_record(command, store.now(), first_game, n_games, batch_size, where)
+    writer = store.open_dataset(out, identity, run, players=len(job.names))
+    with writer.recording():  # from here on the dataset is locked: the run is closed whatever happens
+        job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
+        todo = writer.missing(first_game, n_games, batch_size)
+        found = n_games - sum(count for _, count in todo)
+        entries = job.condition_ruleset if job.condition is not None else ruleset
+        # After every check: a refused folder costs no compilation.
+        if cluster and todo:
+            warm_cluster(cluster, entries, job.kinds, job.params, job.condition)
+        elif todo:
+            _compile_once(entries, job.kinds, job.params, job.condition)
+        if progress:
+            progress(found)
         if cluster:
-            cluster.check_workers(identity["package_version"], RULES_VERSION)
-        writer = store.open_dataset(out, identity, run, players=len(job.names))
-        with writer.recording():  # from here on the dataset is locked: the run is closed whatever happens
-            job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
-            todo = writer.missing(first_game, n_games, batch_size)
-            found = n_games - sum(count for _, count in todo)
-            if not cluster and todo:
-                # After every check: a refused folder costs no compilation.
-                _compile_once(job.condition_ruleset if job.condition is not None else ruleset, job.kinds,
-                              job.params, job.condition)
-            if progress:
-                progress(found)
-            if cluster:
-                _drive(cluster.submitter(job), cluster.wait, cluster.cancel, 2 * cluster.threads(), todo, writer,
-                       progress)
-            else:
-                pool = ThreadPoolExecutor(max_workers=workers)
-                try:
-                    _drive(lambda first, count: pool.submit(batches.batch_files, job, first, count), _wait_local,
-                           _cancel_local, 2 * workers, todo, writer, progress)
-                except BaseException:
-                    # Leave at once (no waiting as a `with` block would): the
-                    # batches running now finish on their own and are dropped.
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
-                pool.shutdown()
-            _raise_policy_errors(chosen)
-    finally:
-        if cluster:
-            cluster.close()
+            for i, files in cluster.each_done(batches.batch_files, [(job, first, count) for first, count in todo]):
+                writer.write(*todo[i], files)
+                if progress:
+                    progress(todo[i][1])
+        else:
+            pool = ThreadPoolExecutor(max_workers=workers)
+            try:
+                _drive(lambda first, count: pool.submit(batches.batch_files, job, first, count), _wait_local,
+                       _cancel_local, 2 * workers, todo, writer, progress)
+            except BaseException:
+                # Leave at once (no waiting as a `with` block would): the
+                # batches running now finish on their own and are dropped.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
+        _raise_policy_errors(chosen)
     return store.Dataset(Path(out), writer.manifest, games_played=writer.written, games_found=found)
 
 

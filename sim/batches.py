@@ -22,7 +22,8 @@ from sim.engine import play as E
 from sim.rules import BLOCKED_REASONS, RULES_VERSION, contract_deal
 
 __all__ = [
-    "BLOCKED", "Batches", "GAME_COLUMNS", "GAME_LEVEL", "RESULT_COLUMNS", "ROUND_COLUMNS", "batch_files", "fixed_rows",
+    "BLOCKED", "Batches", "GAME_COLUMNS", "GAME_LEVEL", "RESULT_COLUMNS", "ROUND_COLUMNS", "batch_files", "batch_rows",
+    "fixed_rows",
     "frame", "game_summary", "run_batch",
 ]
 
@@ -218,6 +219,23 @@ def batch_files(job: Batches, first: int, count: int) -> dict[str, bytes]:
     if "rounds" in job.tables:
         frames["rounds"] = rows.drop(GAME_LEVEL)
     return {table: store.encode(frames[table], job.provenance, table, first, first + count - 1) for table in job.tables}
+
+
+def batch_rows(job: Batches, first: int, count: int, per_game_only: bool = False) -> tuple[Any, np.ndarray | None]:
+    """Play games ``first .. first + count - 1`` for a simulation kept in memory (on a Dask worker).
+
+    Returns the kernel's row chunks (:func:`run_batch`), or with
+    ``per_game_only`` the batch's per-game table (:func:`game_summary`), as
+    the local run makes them; and, under a condition, how many deals each
+    game's stream dealt for its first round (else None).
+    """
+    orders, used = (None, None) if job.condition is None else \
+        accepted_orders(job.condition_ruleset, job.condition, job.seed, first, count)
+    chunks = run_batch(job.kr, job.seed, first, count, job.kinds, job.params, job.max_rounds, job.rotate,
+                       orders=orders)
+    if per_game_only:
+        return game_summary(frame(chunks, job.names, job.rotate, job.game, job.label)), used
+    return chunks, used
 
 
 

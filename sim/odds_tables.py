@@ -37,15 +37,18 @@ The tables (column ``table``):
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from sim import distributed
 from sim.deals import Dealer
 from sim.intervals import wilson_interval
 from sim.cards import JOKER_CODE as JOKER
@@ -227,9 +230,40 @@ def _count_contrat(r: Ruleset, dealers: list[Dealer], tallies: dict, n: int) -> 
                 tallies[("jokers", k)].hands += n
 
 
+def _new_tallies(r: Ruleset, thresholds: Sequence[int]) -> dict[tuple[str, int], _Tally]:
+    """The rows :func:`odds` counts for ``r``, before any hand is dealt."""
+    tallies: dict[tuple[str, int], _Tally] = {}
+    if r.game == "contrat":
+        for deal_no in range(1, len(CONTRACTS) + 1):
+            for table in ("contract_dealt", "contract_drawn"):
+                tallies[(table, deal_no)] = _Tally(table, deal_no)
+    else:
+        for t in thresholds:
+            tallies[("first_turn", t)] = _Tally("first_turn", t)
+            tallies[("dealt", t)] = _Tally("dealt", t)
+        tallies[("rami_sec", 0)] = _Tally("rami_sec", 0)
+    for k in range(r.n_jokers + 1):
+        tallies[("jokers", k)] = _Tally("jokers", k)
+    return tallies
+
+
+def count_deals(r: Ruleset, seed: int, thresholds: Sequence[int], first: int, count: int
+                ) -> dict[tuple[str, int], tuple[int, int]]:
+    """Hits and hands of every row of :func:`odds` over the first rounds of games ``first .. first + count - 1``
+    (each deal of Rami contrat): one piece of the odds, here or on a Dask worker."""
+    tallies = _new_tallies(r, thresholds)
+    games = np.arange(first, first + count, dtype=np.int64)
+    if r.game == "contrat":
+        _count_contrat(r, [Dealer(r, seed, games, i, 1) for i in range(len(CONTRACTS))], tallies, count)
+    else:
+        _count_rami51(r, Dealer(r, seed, games, 0, 1), tallies, thresholds, count)
+    return {key: (t.hits, t.hands) for key, t in tallies.items()}
+
+
+@distributed.on_cluster
 def odds(ruleset: Ruleset | str = "rami51", *, players: int | None = None, hand_size: int | None = None,
          thresholds: Sequence[int] = DEFAULT_THRESHOLDS, precision: float = 0.002, max_hands: int = 2_000_000,
-         seed: int = 1, tables: bool = False):
+         seed: int = 1, tables: bool = False, workers: int = 1, scheduler: Any = None):
     """Odds of the first hands, counted on the engine's deals until each share is known to ``precision``.
 
     Parameters
@@ -250,6 +284,11 @@ def odds(ruleset: Ruleset | str = "rami51", *, players: int | None = None, hand_
     tables : bool
         Return the :class:`Odds` (the frame, how many hands, whether the
         precision was reached) instead of the frame alone.
+    workers : int
+        Threads dealing and counting side by side; the counts do not depend on it.
+    scheduler : str or distributed.Client, optional
+        Deal and count on this Dask cluster (:mod:`sim.distributed`): the
+        same counts as a local run.
 
     Returns
     -------
@@ -284,34 +323,31 @@ def odds(ruleset: Ruleset | str = "rami51", *, players: int | None = None, hand_
                              for t in thresholds):
         raise ValueError(f"thresholds must be whole numbers from 1 to 200, got {thresholds!r}")
     thresholds = sorted(set(int(t) for t in thresholds))
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
     start = time.perf_counter()
-    tallies: dict[tuple[str, int], _Tally] = {}
-    contrat = r.game == "contrat"
-    if contrat:
-        for deal_no in range(1, len(CONTRACTS) + 1):
-            for table in ("contract_dealt", "contract_drawn"):
-                tallies[(table, deal_no)] = _Tally(table, deal_no)
-        dealers = [Dealer(r, seed, np.zeros(0, dtype=np.int64), i, 1) for i in range(len(CONTRACTS))]
-    else:
-        for t in thresholds:
-            tallies[("first_turn", t)] = _Tally("first_turn", t)
-            tallies[("dealt", t)] = _Tally("dealt", t)
-        tallies[("rami_sec", 0)] = _Tally("rami_sec", 0)
-        dealers = [Dealer(r, seed, np.zeros(0, dtype=np.int64), 0, 1)]
-    for k in range(r.n_jokers + 1):
-        tallies[("jokers", k)] = _Tally("jokers", k)
+    tallies = _new_tallies(r, thresholds)
+    cluster = distributed.current()
+    threads = cluster.threads() if cluster is not None else workers
+    warm = (("odds", r.game), functools.partial(count_deals, r, int(seed), thresholds, 0, 100))
     dealt = 0
     reached = False
     while dealt < max_hands:
         # The first pass is small, so that a coarse precision is met in a blink.
         n = min(BATCH if dealt else 20_000, max_hands - dealt)
-        for dealer in dealers:
-            after = int(dealer.games[-1]) + 1 if dealer.games.shape[0] else 0
-            dealer.add_games(np.arange(after, after + n, dtype=np.int64))
-        if contrat:
-            _count_contrat(r, dealers, tallies, n)
-        else:
-            _count_rami51(r, dealers[0], tallies, thresholds, n)
+        # A pass's games split among the threads or workers: each game's deal depends on its stream alone and
+        # the counts add up, so the pass counts the same whatever the split; the precision is checked on passes.
+        step = n if threads == 1 else max(1_000, math.ceil(n / (4 * threads)))
+        pieces = [(r, int(seed), thresholds, dealt + a, min(step, n - a)) for a in range(0, n, step)]
+        for counted in distributed.run_pieces(count_deals, pieces, workers, warm=warm):
+            for key, (hits, hands) in counted.items():
+                if key not in tallies:
+                    tallies[key] = _Tally(*key)
+                tallies[key].hits += hits
+                tallies[key].hands += hands
+        for key, t in tallies.items():
+            if key[0] == "points":  # every hand dealt has a best opening's points, none included
+                t.hands = tallies[("jokers", 0)].hands
         dealt += n
         if max(t.half_width() for t in tallies.values()) <= precision:
             reached = True

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import io
 import json
 import logging
@@ -708,6 +709,7 @@ def fill(
     batch_size: int,
     play: Callable[[int, int], dict[str, pl.DataFrame]],
     progress: Callable[[int], None] | None = None,
+    warm: Sequence[str] = (),
 ) -> Dataset:
     """Play the games of ``first_game .. first_game + n_games - 1`` not yet in the dataset at ``path``, batch by batch.
 
@@ -730,27 +732,53 @@ def fill(
         one table must have the same columns.
     progress : callable, optional
         Called with the games found on disk, then with each batch's games.
+    warm : sequence of str
+        Inside a cluster's session (:func:`sim.distributed.session`), the
+        batches are played on its workers (``play`` is sent to them, so it
+        must pickle), and each worker compiles or loads these groups of
+        entries (:data:`sim.ahead.WARM_UPS`: the ones ``play`` uses) before
+        the first batch.
 
     Returns
     -------
     Dataset
         With ``games_played`` and ``games_found``.
     """
+    from sim import distributed
+
+    cluster = distributed.current()
+    if cluster is not None:
+        run = {**run, "where": f"dask {cluster.address}"}
     players = _players({"identity": identity})
     writer = open_dataset(path, identity, run, players)
     with writer.recording():
         provenance = {"format": FORMAT, "identity": writer.manifest["identity"], "run": run}
         todo = writer.missing(first_game, n_games, batch_size)
         found = n_games - sum(count for _, count in todo)
+        if cluster is not None and todo:
+            for name in warm:
+                cluster.warm(("group", name), functools.partial(distributed.warm_group, name))
         if progress:
             progress(found)
-        for first, count in todo:
-            frames = play(first, count)
-            writer.write(first, count, {table: encode(frames[table], provenance, table, first, first + count - 1)
-                                        for table in writer.tables})
-            if progress:
-                progress(count)
+        if cluster is not None:
+            pieces = [(play, provenance, writer.tables, first, count) for first, count in todo]
+            for i, files in cluster.each_done(batch_of, pieces):
+                writer.write(*todo[i], files)
+                if progress:
+                    progress(todo[i][1])
+        else:
+            for first, count in todo:
+                writer.write(first, count, batch_of(play, provenance, writer.tables, first, count))
+                if progress:
+                    progress(count)
     return Dataset(Path(path), writer.manifest, games_played=writer.written, games_found=found)
+
+
+def batch_of(play: Callable[[int, int], dict[str, pl.DataFrame]], provenance: dict[str, Any], tables: Sequence[str],
+             first: int, count: int) -> dict[str, bytes]:
+    """One batch of :func:`fill`: ``play(first, count)`` encoded as each table's file (here or on a worker)."""
+    frames = play(first, count)
+    return {table: encode(frames[table], provenance, table, first, first + count - 1) for table in tables}
 
 
 def games_on_disk(path: str | os.PathLike[str]) -> list[tuple[int, int]]:

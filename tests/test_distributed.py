@@ -36,8 +36,11 @@ def test_a_local_cluster_writes_the_local_dataset_and_compiles_once_per_worker(t
         assert last[worker]["cache_hits"] + last[worker]["cache_misses"] == 1
 
 
-def test_a_scheduler_needs_a_dataset_and_compiled_strategies():
-    with pytest.raises(ValueError, match="scheduler= needs out="):
-        sim.simulate("rami51", ["greedy"] * 2, n_games=2, scheduler="tcp://127.0.0.1:1")
+def test_a_scheduler_is_an_address_or_a_client_and_strategies_must_be_compiled():
+    with pytest.raises(ValueError, match="not a Dask scheduler address"):
+        distributed.check_address("not an address")
+    assert distributed.check_address(" tcp://10.0.0.5:8786 ") == "tcp://10.0.0.5:8786"
     with pytest.raises(distributed.ClusterError, match="address"):
         distributed.connect(42)
+    with pytest.raises(distributed.ClusterError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:1"):
+        sim.simulate("rami51", ["greedy"] * 2, n_games=2, scheduler="tcp://127.0.0.1:1")

@@ -41,6 +41,7 @@ its ``event`` is the index of the event that follows it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from sim import distributed
 from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 from sim.position import Position
@@ -55,7 +57,7 @@ from sim.rollouts import Rollout, rollout
 from sim.seat_view import format_view
 
 __all__ = ["DEFAULT_BATCH", "DEFAULT_TRIALS", "DEFAULT_WIDTH", "KINDS", "Step", "analyse", "analyse_step",
-           "check_budget", "decision_of", "played_choice", "walk"]
+           "analyse_steps", "check_budget", "decision_of", "played_choice", "walk"]
 
 
 # The default budget: at most DEFAULT_TRIALS trials per choice, looked at every DEFAULT_BATCH trials and
@@ -306,6 +308,21 @@ def decision_of(event: int, position: Position, played: str, result: Rollout,
                     format_view(position.view()))
 
 
+def analyse_steps(events: Sequence[Mapping[str, Any]], indices: Sequence[int], trials: int, mode: str, seed: int,
+                  thresholds: Mapping[str, float], workers: int, width: float | None, batch: int) -> list[Decision]:
+    """The decisions of :func:`walk` at positions ``indices`` (counted from 0 over every step of the trace),
+    valued as :func:`analyse` values them: a share of an analysis played on a Dask worker."""
+    todo = set(indices)
+    decisions = []
+    for k, step in enumerate(walk(events)):
+        if k in todo:
+            decisions.append(analyse_step(step, trials, mode, seed, thresholds, workers, width, batch))
+            if len(decisions) == len(todo):
+                break
+    return decisions
+
+
+@distributed.on_cluster
 def analyse(
     events: Sequence[Mapping[str, Any]],
     seats: Sequence[int] | int | None = None,
@@ -316,6 +333,7 @@ def analyse(
     workers: int = 2,
     width: float | None = DEFAULT_WIDTH,
     batch: int = DEFAULT_BATCH,
+    scheduler: Any = None,
 ) -> Analysis:
     """Every decision of ``seats`` in a traced game, valued by rollouts (see the module's docstring).
 
@@ -345,6 +363,9 @@ def analyse(
         interval is narrower than this many points (``None``: exactly ``trials``).
     batch : int
         Trials per look of the sequential stop.
+    scheduler : str or distributed.Client, optional
+        Value the decisions on this Dask cluster (:mod:`sim.distributed`),
+        a share of them per task: the same analysis as a local run.
 
     Returns
     -------
@@ -362,10 +383,24 @@ def analyse(
         raise ValueError(f"the trace's game_start event holds no valid ruleset: {exc}") from None
     chosen = _check_seats(seats, ruleset.players)
     marks, trials, workers, batch, seed = check_budget(thresholds, trials, workers, batch, seed, mode, width)
-    decisions = []
-    for step in walk(events):
-        if step.position.seat in chosen:
-            decisions.append(analyse_step(step, trials, mode, seed, marks, workers, width, batch))
+    cluster = distributed.current()
+    if cluster is None:
+        decisions = []
+        for step in walk(events):
+            if step.position.seat in chosen:
+                decisions.append(analyse_step(step, trials, mode, seed, marks, workers, width, batch))
+    else:
+        # Each worker walks the game itself (a fraction of a second) and values its share of the decisions: a
+        # position is megabytes, the trace tens of kilobytes. A decision's figures depend on its position and
+        # the seed alone, so any split gives the same analysis.
+        wanted = [k for k, step in enumerate(walk(events)) if step.position.seat in chosen]
+        share = max(1, math.ceil(len(wanted) / (4 * cluster.threads())))
+        pieces = [(events, tuple(wanted[i:i + share]), trials, mode, seed, marks, workers, width, batch)
+                  for i in range(0, len(wanted), share)]
+        parts = distributed.run_pieces(analyse_steps, pieces,
+                                       warm=(("group", "positions"), functools.partial(distributed.warm_group,
+                                                                                       "positions")))
+        decisions = [d for part in parts for d in part]
     lower = rules_lib.better_points(ruleset.game) == "lower"
     return Analysis(events=tuple(events), seats=chosen, mode=mode, trials=trials, seed=seed, thresholds=marks,
                     lower_is_better=lower, decisions=tuple(decisions))

@@ -7,6 +7,7 @@ import time
 import click
 
 from sim.cli.analyse import parse_seats
+from sim.cli.cluster import on_cluster
 from sim.cli.common import (
     BadValue,
     ascii_option,
@@ -89,6 +90,7 @@ def check_agree(strategy: str, yardstick: str, ruleset: str, overrides: tuple[st
               help="Disagreements shown per kind of decision (each with the position the seat saw).")
 @ascii_option
 @json_option
+@on_cluster
 def agree_command(strategy, yardstick, ruleset, overrides, field, games, seat_text, seed, workers, max_rounds,
                   examples, use_ascii, as_json) -> None:
     """How often STRATEGY chooses what --yardstick would at the same positions of real games: the share of

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from sim.cli.cluster import on_cluster
 from sim.cli.common import (
     BadValue,
     Number,
@@ -163,6 +164,7 @@ def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | No
 @ascii_option
 @json_option
 @click.pass_context
+@on_cluster
 def analyse_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, seat_text, trials, width, mode,
                     rollout_seed, marks, workers, max_rounds, html_path, use_ascii, as_json) -> None:
     """Trace one game (or read --trace) and value every decision of --seats by rollouts: the choice played,

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli.cluster import on_cluster, workers_option
 from sim.cli.common import (
     BadValue,
     Number,
@@ -181,7 +182,9 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
                    "experiment and config, which is resumed  "
                    "[default: results/experiments/NAME/seed-S]")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def run_command(name, games, precision, seed, settings, out, quiet) -> None:
+@workers_option
+@on_cluster
+def run_command(name, games, precision, seed, settings, out, quiet, workers) -> None:
     """Run experiment NAME; print its conclusions and findings, write summary.json and the data.
 
     Every value is checked before anything is written or played. The games
@@ -196,7 +199,7 @@ def run_command(name, games, precision, seed, settings, out, quiet) -> None:
         bar, update = _bar(quiet)
         try:
             with bar:
-                results = experiment.run(config, out, update)
+                results = experiment.run(config, out, update, workers=workers)
         except (ValueError, NotImplementedError) as exc:
             raise click.ClickException(in_option_words(str(exc), OPTIONS)) from exc
     click.echo(experiment.title)
@@ -248,7 +251,9 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
                    "without checking its datasets (after a change of analysis or wording). Without it too, a run "
                    "plays only the games not yet on disk.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def report_command(quick, out, only, reuse, quiet) -> None:
+@workers_option
+@on_cluster
+def report_command(quick, out, only, reuse, quiet, workers) -> None:
     """Run every experiment at two seeds and write readable reports (Markdown and HTML) with an index.
 
     Every value is checked before anything is written or played. Each run's
@@ -264,7 +269,8 @@ def report_command(quick, out, only, reuse, quiet) -> None:
         bar, update = _bar(quiet)
         with bar:
             index = report.build_report(out, quick, names,
-                                        progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"), reuse=reuse)
+                                        progress=lambda n, s, d, t: update(d, t, f"{n} seed {s}"), reuse=reuse,
+                                        workers=workers)
     click.echo(f"reports written; open {index.resolve()}")
     click.echo(f"(Markdown: {index.with_suffix('.md').resolve()})")
 
@@ -312,7 +318,9 @@ def check_study(file: str, quick: bool, games: int | None, out: str | None):
               help="The report edition the study's page joins: new, empty, or an earlier edition  "
                    "[default: reports/quick with --quick, else reports]")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def study_command(file, quick, games, out, quiet) -> None:
+@workers_option
+@on_cluster
+def study_command(file, quick, games, out, quiet, workers) -> None:
     """Run the study FILE (TOML, docs/studies.md) at its seeds; write its page into the report's index.
 
     Every key of the file is checked before anything is written or played;
@@ -327,7 +335,7 @@ def study_command(file, quick, games, out, quiet) -> None:
         bar, update = _bar(quiet)
         try:
             with bar:
-                results = study_lib.run_study(study, out, quick, games,
+                results = study_lib.run_study(study, out, quick, games, workers=workers,
                                               progress=lambda s, d, t: update(d, t, f"{study.name} seed {s}"))
         except (ValueError, NotImplementedError) as exc:
             raise click.ClickException(in_option_words(str(exc), {"games": "--games"})) from exc

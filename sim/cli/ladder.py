@@ -17,6 +17,7 @@ from sim.cli.common import (
     BadValue, check_out_path, check_output_folder, emit_json, in_option_words, json_option, made_folder, main,
     ruleset_from, ruleset_option, seat_strategies, seed_option, set_option,
 )
+from sim.cli.cluster import on_cluster
 from sim.cli.tournament import workers_option
 
 OPTIONS = {"games": "--games", "resamples": "--resamples", "timing_games": "--timing-games",
@@ -83,6 +84,7 @@ def check_ladder(player_list: str | None, ruleset: str, overrides: tuple[str, ..
 @workers_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @json_option
+@on_cluster
 def ladder_command(player_list, ruleset, overrides, games, seed, reference, resamples, timing_games, out, workers,
                    quiet, as_json) -> None:
     """Rate PLAYERS (comma separated) against --reference on the same deals, with 95% intervals.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from sim import rules
+from sim.cli.cluster import on_cluster, workers_option
 from sim.cli.common import (
     BadValue,
     Number,
@@ -67,9 +68,12 @@ def check_odds(ruleset: str, overrides: tuple[str, ...], players: int | None, ha
 @click.option("--max-hands", type=click.IntRange(1000, 10**9), default=2_000_000, show_default=True,
               help="Most hands dealt (per deal in Rami contrat).")
 @seed_option_for("Seed of the games whose first rounds are dealt, 0 to 2**64 - 1 (as rami simulate).")
+@workers_option
 @json_option
+@on_cluster
 def odds_command(ruleset: str, overrides: tuple[str, ...], players: int | None, hand_size: int | None,
-                 thresholds: str, precision: float, max_hands: int, seed: int, as_json: bool) -> None:
+                 thresholds: str, precision: float, max_hands: int, seed: int, workers: int | None,
+                 as_json: bool) -> None:
     """Print the odds of the first hands: opening on the first turn, best opening, jokers, rami sec, contracts.
 
     Counted on the very deals games get (no play), until each share is known
@@ -78,7 +82,8 @@ def odds_command(ruleset: str, overrides: tuple[str, ...], players: int | None, 
     from sim.odds_tables import ODDS_COLUMNS, odds
 
     r, values = check_odds(ruleset, overrides, players, hand_size, thresholds)
-    result = odds(r, thresholds=values, precision=precision, max_hands=max_hands, seed=seed, tables=True)
+    result = odds(r, thresholds=values, precision=precision, max_hands=max_hands, seed=seed, tables=True,
+                  workers=workers or 1)
     if as_json:
         emit_json({"rules": ruleset, "overrides": parse_overrides(overrides), "players": r.players,
                    "hand_size": None if r.game == "contrat" else r.hand_size(0), "seed": seed,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli.cluster import check_scheduler
 from sim.cli.common import (
     GAME_MAX,
     BadValue,
@@ -129,6 +130,7 @@ def simulate_command(ruleset, overrides, seat_names, n_games, seed, workers, rot
     from sim.summary import summarise
 
     r, names, out = check_simulate(ruleset, overrides, seat_names, out, condition, seed)
+    scheduler = check_scheduler(scheduler)
     extra = {} if max_rounds is None else {"max_rounds": max_rounds}
     if condition is not None:
         extra["condition"] = condition

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from sim.cli.cluster import on_cluster
 from sim.cli.common import (
     BadValue, emit_json, json_option, main, ruleset_from, ruleset_option, seat_strategies, seed_option, set_option,
 )
@@ -88,6 +89,7 @@ def _bar(quiet: bool, unit: str = "game"):
 @workers_option
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @json_option
+@on_cluster
 def tournament_command(strategy_list, ruleset, overrides, players, games, seed, resamples, out, workers, quiet,
                        as_json) -> None:
     """Rank STRATEGIES (comma separated) on duplicate deals, with 95% intervals and ratings.
@@ -188,6 +190,7 @@ def _option_words(message: str) -> str:
 @workers_option
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @json_option
+@on_cluster
 def compare_command(a, b, ruleset, overrides, field, objective, indifference, improvement, alpha, beta, batch,
                     max_games, seed, out, workers, quiet, as_json) -> None:
     """Sequential test: does strategy A score better than B against the same field on the same deals?
@@ -276,6 +279,7 @@ def _strategy_name(ctx: click.Context, param: click.Parameter, value: str) -> st
 @workers_option
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @json_option
+@on_cluster
 def tune_command(start, params, ruleset, field, objective, trials, games, top, confirm_games, improvement, max_games,
                  seed, name, out, study, workers, quiet, as_json) -> None:
     """Tune parameters of strategy START against a field; the winner must pass a sequential test.
