@@ -717,7 +717,7 @@ def from_json(data: Any) -> SeatView:
             took=tuple(str(x) for x in data["took"]), known=tuple(str(x) for x in data["known"]),
             totals=tuple(int(x) for x in data["totals"]), moves=tuple(str(x) for x in data.get("moves", ())),
         )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:  # 1e999 reads as infinity
         raise ViewError(f"a key holds the wrong kind of value: {exc}") from None
     # The text form checks every value as it reads it: the JSON form is read through it, so both say the same.
     return parse_view(format_view(view))

@@ -296,11 +296,12 @@ def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool) 
 def _provenance_problem(file: Path, identity: dict[str, Any], table: str, first: int, last: int,
                         players: int) -> str | None:
     """What is wrong with a whole parquet file's metadata in this dataset; None when nothing is."""
+    import pyarrow
     import pyarrow.parquet as pq
 
     try:
         meta = pq.read_metadata(file)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, pyarrow.ArrowException) as exc:  # a footer's field of a type arrow lacks too
         return f"corrupt parquet footer ({_one_line(exc)}); delete it, then {_AGAIN}"
     raw = (meta.metadata or {}).get(METADATA_KEY.encode())
     if raw is None:

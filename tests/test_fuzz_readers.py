@@ -120,3 +120,32 @@ def test_a_condition_python_would_warn_about_is_refused_in_one_line(capfd):
     with pytest.raises(deals.ConditionError):
         deals.parse_condition("jokers(0) >= 1x")
     assert capfd.readouterr().err == ""
+
+
+def test_a_footer_arrow_cannot_read_is_named_by_the_check(monkeypatch, tmp_path):
+    """A byte changed in a footer can give a field arrow has no type for (an integer wider than 64 bits): the
+    check names the file, as for any corrupt footer, instead of raising arrow's error."""
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    from sim import store
+
+    fuzz_readers._unpack(fuzz_readers.dataset(), tmp_path / "d")
+
+    def unreadable(file, *args, **kwargs):
+        raise pyarrow.ArrowNotImplementedError("Integers with more than 64 bits not implemented")
+
+    monkeypatch.setattr(pq, "read_metadata", unreadable)
+    survey = store.check(tmp_path / "d")
+    assert survey.problems and "corrupt parquet footer" in survey.problems[0]
+
+
+@pytest.mark.parametrize("key", ["seat", "players", "round"])
+def test_a_json_view_with_a_number_past_any_integer_is_refused(key):
+    """JSON's 1e999 (or Infinity) reads as an infinite float, which no whole number is."""
+    from sim.seat_view import ViewError, from_json, to_json
+
+    data = to_json(fuzz_readers.views()[0])
+    data[key] = float("inf")
+    with pytest.raises(ViewError, match="wrong kind of value"):
+        from_json(json.dumps(data))
