@@ -176,7 +176,7 @@ def read_input(fmt: Format, data: bytes) -> tuple[str, str]:
         inputs.mkdir()
         if fmt.folder:
             path = inputs / "dataset"
-            _unpack(data, path)
+            unpack(data, path)
         else:
             path = inputs / f"input{fmt.suffix}"
             path.write_bytes(data)
@@ -215,13 +215,15 @@ def read_input(fmt: Format, data: bytes) -> tuple[str, str]:
 
 
 # A folder travels as JSON: {relative path: latin-1 text of its bytes}, so that byte mutation reaches every file.
-def _pack(folder: Path) -> bytes:
+def pack(folder: Path) -> bytes:
+    """A dataset folder as one input: JSON of each file's bytes by its path."""
     files = {str(p.relative_to(folder)): p.read_bytes().decode("latin-1") for p in sorted(folder.rglob("*"))
              if p.is_file()}
     return json.dumps(files).encode()
 
 
-def _unpack(data: bytes, folder: Path) -> None:
+def unpack(data: bytes, folder: Path) -> None:
+    """Write the files of a :func:`pack`'d input under ``folder`` (a path leading outside it is skipped)."""
     folder.mkdir(parents=True)
     files = json.loads(data)
     for name, text in files.items():
@@ -270,7 +272,7 @@ def dataset() -> bytes:
     folder = Path(tempfile.mkdtemp(prefix="rami-fuzz-dataset-"))
     try:
         sim.simulate("basic", ["greedy", "random"], n_games=8, seed=1, workers=1, batch_size=4, out=folder / "d")
-        return _pack(folder / "d")
+        return pack(folder / "d")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

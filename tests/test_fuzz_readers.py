@@ -130,7 +130,7 @@ def test_a_footer_arrow_cannot_read_is_named_by_the_check(monkeypatch, tmp_path)
 
     from sim import store
 
-    fuzz_readers._unpack(fuzz_readers.dataset(), tmp_path / "d")
+    fuzz_readers.unpack(fuzz_readers.dataset(), tmp_path / "d")
 
     def unreadable(file, *args, **kwargs):
         raise pyarrow.ArrowNotImplementedError("Integers with more than 64 bits not implemented")
