@@ -29,6 +29,7 @@ from sim.engine.policies import (
     P_SEARCH_WIDTH,
     P_TAKE,
     P_TAKE_NEAR,
+    P_UNOPENED_KEEP,
 )
 
 __all__ = ["CEILING_PARAMETERS", "CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_PARAMETERS"]
@@ -50,6 +51,8 @@ PARAMETERS: dict[str, tuple[int, float, float, str]] = {
     "recover": (P_RECOVER, 0, 1, "1 recover jokers when possible, 0 only to go out"),
     "may_i": (P_MAY_I, 0, 3, "Puis-je: 0 never, 1 completes a meld, 2 near-meld too, 3 as 1 before the contract only"),
     "take": (P_TAKE, 0, 1, "1 take the discard when it helps, 0 never take it"),
+    "unopened_keep": (P_UNOPENED_KEEP, 0, 3, "before opening, how much less a card's penalty counts towards "
+                      "throwing it: 0 not less, 1 not at all, above 1 the high cards are kept"),
 }
 """Each parameter's slot in the vector, lowest and highest value, and meaning."""
 

@@ -195,13 +195,13 @@ def futures(kr, kinds: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.n
     ``(MAX_SEATS, rows, MAX_SEATS)``, int64 ``(MAX_SEATS, MAX_DEALS + 1)``
     and float64 ``(MAX_SEATS,)``.
     """
-    from sim.engine.policies import KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_TRIALS
+    from sim.engine.policies import KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_HORIZON, SEARCH_ONLY_SLOTS
 
     found: dict[int, tuple[np.ndarray, np.ndarray, float]] = {}
     for j in range(kinds.shape[0]):
         if kinds[j] == KIND_SEARCH and params[j, P_SEARCH_HORIZON] == HORIZON_GAME:
             base = params[j].copy()
-            base[P_SEARCH_TRIALS:] = 0.0  # the search's own slots: the base's play never reads them
+            base[list(SEARCH_ONLY_SLOTS)] = 0.0  # the search's own slots: the base's play never reads them
             found[j] = library(kr, int(params[j, P_SEARCH_BASE]), tuple(float(v) for v in base))
     size = max([len(rounds) for rounds, _, _ in found.values()] + [1])
     rounds = np.zeros((MAX_SEATS, size, MAX_SEATS), dtype=np.int32)

@@ -141,7 +141,16 @@ P_SEARCH_SEES = 18
 P_SEARCH_INFER = 19
 P_SEARCH_PRUNE = 20
 P_SEARCH_REJECT = 21
-N_PARAMS = 22
+# The heuristic family again (its first twelve slots are above): while the
+# seat has not opened, how much less a card's own penalty counts towards
+# throwing it (0: as much as ever; 1: not at all; above 1: the high cards,
+# which reach the opening's threshold sooner, are kept).
+P_UNOPENED_KEEP = 22
+N_PARAMS = 23
+
+SEARCH_ONLY_SLOTS = (P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH, P_SLOT, P_SEARCH_SALT, P_SEARCH_HORIZON,
+                     P_SEARCH_SEES, P_SEARCH_INFER, P_SEARCH_PRUNE, P_SEARCH_REJECT)
+"""The slots a searching seat (or a Python seat's callback) reads and its base's play never does."""
 
 # Questions put to a Python policy (sim.engine.callbacks).
 Q_TAKE, Q_ACTION, Q_DISCARD, Q_MAY_I = 0, 1, 2, 3
@@ -434,10 +443,20 @@ JOKER_OFF = 5000.0
 
 
 @kernel(forceinline=True)
+def kept_penalty(params, penalty, view):
+    """What a card's ``penalty`` counts towards throwing it: all of it once the seat has opened, and
+    ``1 - P_UNOPENED_KEEP`` of it before (where a flat penalty for an unopened hand makes the cards' own
+    penalties moot, and the high cards reach the opening's threshold sooner)."""
+    if view[V_OPENED] == 0 and params[P_UNOPENED_KEEP] != 0:
+        return penalty * (1.0 - params[P_UNOPENED_KEEP])
+    return penalty
+
+
+@kernel(forceinline=True)
 def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took):
     """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`)."""
     mode = params[P_DISCARD]
-    score = penalty
+    score = kept_penalty(params, penalty, view)
     if fits:
         score -= FITS_OFF
     if mode >= 1:
@@ -473,7 +492,8 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
     # and the pick is the same (the first best in listing order).
     weighs = params[P_DISCARD] >= 1 and params[P_NEAR_WEIGHT] >= 0 and params[P_FEED_WEIGHT] >= 0
     for i in range(n_legal):
-        if weighs and best >= 0 and _unjudged_score(legal[i], penalty[i], in_meld[i]) <= best_score:
+        if weighs and best >= 0 and _unjudged_score(legal[i], kept_penalty(params, penalty[i], view), in_meld[i]) \
+                <= best_score:
             continue
         score = discard_score_taken(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, took)
         if score > best_score:
@@ -608,7 +628,8 @@ def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_in
     card of :func:`discard_score` from masks (:func:`_highest_discard`),
     where no penalty reaches the score's fitting margin.
     """
-    if kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
+    if (kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and params[P_UNOPENED_KEEP] == 0
+            and rules.ace_penalty < 990 and rules.joker_penalty < 990):
         return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
     return -1
 
