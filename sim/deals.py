@@ -303,7 +303,7 @@ class _Batch:
         r = self.deals.ruleset
         hand = self.hand(seat)
         if name == "jokers":
-            return (hand == 52).sum(axis=1).astype(np.int64)
+            return (hand == cardlib.JOKER_CODE).sum(axis=1).astype(np.int64)
         if name == "opening":
             out, _ = openings.best_openings(hand, r.decks, r.n_jokers, r.min_run, r.ace_high,
                                             r.open_needs_natural_run)
@@ -528,11 +528,11 @@ class Condition:
         if self._tree is None:
             return
         for cards, node in self._holds:
-            most = max((cards.count(c) for c in set(cards) if c != 52), default=0)
+            most = max((cards.count(c) for c in set(cards) if c != cardlib.JOKER_CODE), default=0)
             if most > ruleset.decks:
                 self._fail(self.text, node, f"holds() names a card {most} times: the deck holds {ruleset.decks}")
-            if cards.count(52) > ruleset.n_jokers:
-                self._fail(self.text, node, f"holds() names {cards.count(52)} jokers: the deck holds "
+            if cards.count(cardlib.JOKER_CODE) > ruleset.n_jokers:
+                self._fail(self.text, node, f"holds() names {cards.count(cardlib.JOKER_CODE)} jokers: the deck holds "
                                             f"{ruleset.n_jokers}")
         for seat, node in self._seats:
             if seat >= ruleset.players:
@@ -586,9 +586,10 @@ class Condition:
 
             terms = [t for t, _ in self._conjuncts if t is not None and t[0] in chosen]
             cdf = np.cumsum(weights.astype(np.float64))
-            named = np.zeros(53, dtype=bool)
+            named = np.zeros(cardlib.N_CODES, dtype=bool)
             named[[c for need in chosen.values() for c in need]] = True
-            copies = np.array([ruleset.n_jokers if c == 52 else ruleset.decks for c in range(53)], dtype=np.int64)
+            copies = np.array([ruleset.n_jokers if c == cardlib.JOKER_CODE else ruleset.decks
+                               for c in range(cardlib.N_CODES)], dtype=np.int64)
             held = Held(tuple(chosen), " and ".join(term[2] for term in terms),
                         float(Fraction(int(sum(int(w) for w in weights)), total)), counts, cdf / cdf[-1], named,
                         copies)
@@ -681,7 +682,7 @@ def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]
     first = round_index % r.players
     sizes = [r.hand_size(round_index) + int(r.first_player_extra_card and s == first) for s in seats]
     codes = sorted({c for need in wanted.values() for c in need})
-    copies = [r.n_jokers if c == 52 else r.decks for c in codes]
+    copies = [r.n_jokers if c == cardlib.JOKER_CODE else r.decks for c in codes]
     others = r.deck_size - sum(copies)
     per_card = []
     for c, m in zip(codes, copies):
@@ -700,7 +701,7 @@ def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]
             # The named cards' copies split among the hands and the rest of the deck; the hands filled with others.
             w = math.prod(_multinomial(m, list(k)) for m, k in zip(copies, combo)) * _multinomial(others, free)
             if w:
-                row = np.zeros((len(seats), 53), dtype=np.int64)
+                row = np.zeros((len(seats), cardlib.N_CODES), dtype=np.int64)
                 for c, k in zip(codes, combo):
                     row[:, c] = k
                 rows.append(row)
@@ -712,7 +713,7 @@ def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]
                 extend(i + 1, [*combo, k], now)
 
     extend(0, [], [0] * len(seats))
-    counts = np.array(rows, dtype=np.int64).reshape(len(rows), len(seats), 53)
+    counts = np.array(rows, dtype=np.int64).reshape(len(rows), len(seats), cardlib.N_CODES)
     return counts, np.array(weights, dtype=object), _multinomial(r.deck_size, sizes)
 
 

@@ -186,7 +186,7 @@ def _count_rami51(r: Ruleset, dealer: Dealer, tallies: dict, thresholds: Sequenc
         if key not in tallies:
             tallies[key] = _Tally("points", key[1])
         tallies[key].hits += c
-    jokers = (dealt == 52).sum(axis=1)
+    jokers = (dealt == JOKER).sum(axis=1)
     for k in range(r.n_jokers + 1):
         tallies[("jokers", k)].hits += int((jokers == k).sum())
     # Rami sec: the compiled searches rule out almost every hand; the rules
@@ -224,7 +224,7 @@ def _count_contrat(r: Ruleset, dealers: list[Dealer], tallies: dict, n: int) -> 
         tallies[("contract_dealt", deal_no)].hands += n
         tallies[("contract_drawn", deal_no)].hands += n
         if deal_no == 1:
-            jokers = (dealt == 52).sum(axis=1)
+            jokers = (dealt == JOKER).sum(axis=1)
             for k in range(r.n_jokers + 1):
                 tallies[("jokers", k)].hits += int((jokers == k).sum())
                 tallies[("jokers", k)].hands += n

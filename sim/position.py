@@ -656,7 +656,7 @@ class Position:
         view = np.zeros(N_VIEW, dtype=np.int64)
         K.observe(self._kr, st, g, int(seat), view)
         pub = st.pub.copy()
-        took = tuple(cardlib.format([c for c in range(53) for _ in range(int(pub[PUB_TOOK + s, c]))])
+        took = tuple(cardlib.format([c for c in range(cardlib.N_CODES) for _ in range(int(pub[PUB_TOOK + s, c]))])
                      for s in range(n))
         return Observation(
             seat=int(seat), hand=self.hand(seat), hand_sizes=tuple(int(x) for x in st.h_n[:n]),
@@ -712,9 +712,9 @@ class Position:
             pile=cardlib.format(int(c) for c in st.pile[: g[G_PILE]]), pile_unseen=0, stock=int(g[G_STOCK]),
             restocks=int(g[G_RESTOCKS]), opened=tuple(s for s in range(n) if st.seats[s, S_OPENED]), laid=laid,
             threshold=threshold,
-            took=tuple(cardlib.format(c for c in range(53) for _ in range(int(st.pub[PUB_TOOK + s, c])))
+            took=tuple(cardlib.format(c for c in range(cardlib.N_CODES) for _ in range(int(st.pub[PUB_TOOK + s, c])))
                        for s in range(n)),
-            known=tuple("" if s == seat else cardlib.format(c for c in range(53) for _ in range(int(known[s, c])))
+            known=tuple("" if s == seat else cardlib.format(c for c in range(cardlib.N_CODES) for _ in range(int(known[s, c])))
                         for s in range(n)),
             totals=self.totals, moves=tuple(_turn_moves(events[begun:], seat)),
         )
@@ -1083,7 +1083,7 @@ class Position:
             from sim.rollouts import evidence_counts, known_cards
 
             seed, game = self._seed_game
-            choices = np.zeros(self._st.act.shape[0] + 54, dtype=np.int64)
+            choices = np.zeros(self._st.act.shape[0] + cardlib.N_CODES, dtype=np.int64)
             rounds, starts, points_per_game = self._library
             totals = np.zeros(E.MAX_SEATS, dtype=np.int64)
             totals[:len(self.totals)] = self.totals

@@ -57,7 +57,7 @@ from sim.position import Position
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
 _MODES = {"belief": RK.MODE_BELIEF, "clairvoyant": RK.MODE_CLAIRVOYANT}
-_NO_LEAN = np.zeros((0, 53), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
+_NO_LEAN = np.zeros((0, cardlib.N_CODES), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def known_cards(position: Position) -> np.ndarray:
     that code. The deciding seat's own hand (:attr:`Position.seat`, the seat
     asked at a "Puis-je ?") is not counted (it sees it).
     """
-    known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
+    known = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
 
     def lose(seat: int, text: str) -> None:
         for c in cardlib.parse(text):
@@ -175,7 +175,7 @@ def evidence_counts(position: Position) -> np.ndarray:
     from sim.engine import position as K
     from sim.engine import search as SK
 
-    evidence = np.zeros((MAX_SEATS, 53), dtype=np.float64)
+    evidence = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.float64)
     pile: list[int] = []
     opened: set[int] = set()
     after_opening = position.ruleset.discard_take == "only_after_opening"
@@ -284,7 +284,7 @@ def rollout(
     codes = np.array([table[c] for c in wanted], dtype=np.int64)
     k = len(wanted)
     seat = root.seat
-    known = known_cards(root) if mode == "belief" else np.zeros((MAX_SEATS, 53), dtype=np.int64)
+    known = known_cards(root) if mode == "belief" else np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
     points = np.full((k, n), np.nan)
     raw = np.zeros((k, n, MAX_SEATS), dtype=np.int64)
     out = np.zeros((k, n), dtype=np.bool_)

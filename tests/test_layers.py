@@ -9,6 +9,7 @@ by a string at run time (``importlib.import_module``) are not seen.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,32 @@ def test_a_private_call_is_found(tmp_path):
     probe.write_text("from sim.engine.play import _take_card\n"
                      "def f(position):\n    return position._st, self._own\n")
     assert private_names(probe) == {"sim.engine.play._take_card", "position._st"}
+
+
+# The card codes have one owner, sim.cards (N_NATURAL naturals, then the
+# joker's code, N_CODES codes in all): a bare 52 or 53 elsewhere in the
+# package is a second copy that a change of the codes would miss.
+CARD_CODE_LITERALS = {52, 53}
+CARD_CODE_OWNER = ROOT / "sim" / "cards.py"
+
+
+def card_code_literals(path: Path) -> list[str]:
+    """``file:line`` of every integer literal 52 or 53 in ``path``'s code (docstrings and comments are not code)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and type(node.value) is int and node.value in CARD_CODE_LITERALS]
+
+
+def test_no_card_code_literal_outside_its_owner():
+    found = [hit for path in sorted((ROOT / "sim").rglob("*.py")) if path != CARD_CODE_OWNER
+             for hit in card_code_literals(path)]
+    assert found == [], f"card codes written out instead of imported from sim.cards: {found}"
+
+
+def test_a_card_code_literal_is_found(tmp_path, monkeypatch):
+    probe = ROOT / "sim" / "engine" / "melds.py"
+    assert card_code_literals(probe) == []
+    fake = tmp_path / "probe.py"
+    fake.write_text('"""52 in a docstring is prose."""\nJOKER = 52  # the joker\nx = range(53)\n')
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert card_code_literals(fake) == ["probe.py:2", "probe.py:3"]

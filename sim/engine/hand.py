@@ -22,6 +22,7 @@ import numpy as np
 from sim.engine.jit import kernel
 from sim.engine.melds import (
     JOKER,
+    N_NATURAL,
     SUIT_BITS,
     ZERO,
     add_card,
@@ -132,10 +133,10 @@ def _near_cards_table() -> np.ndarray:
     use ``code`` at all, which one bit test tells. Shape ``(2, 52)``, uint64
     masks of codes; a constant of the compiled code.
     """
-    table = np.zeros((2, 52), dtype=np.uint64)
+    table = np.zeros((2, N_NATURAL), dtype=np.uint64)
     for ace_high in (0, 1):
         top = 14 if ace_high else 13
-        for code in range(52):
+        for code in range(N_NATURAL):
             rank, suit = code % 13 + 1, code // 13
             mask = 0
             for s in range(4):

@@ -17,9 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from sim.cards import JOKER_CODE, N_CODES, N_NATURAL
 from sim.engine.jit import entry, kernel
 
-JOKER = 52
+# The card codes are sim.cards' (the naturals 0 .. 51 by suit and rank, then the joker): the engine names them.
+JOKER = JOKER_CODE
 MAX_CANDIDATES = 4096
 NO_MELD = -3  # the end of a chain of candidates in the meld search (see _group)
 
@@ -369,7 +371,7 @@ def _value_planes() -> tuple[np.uint64, np.uint64, np.uint64, np.uint64]:
     count (:func:`rank_value`: an ace 11, a face 10) has bit ``b`` set.
     """
     planes = [0, 0, 0, 0]
-    for code in range(52):
+    for code in range(N_NATURAL):
         value = int(RANK_VALUES[code % 13 + 1])
         for b in range(4):
             if value >> b & 1:

@@ -49,10 +49,10 @@ import numpy as np
 from numba import njit
 
 from sim.engine.jit import kernel
+from sim.engine.melds import JOKER
 
 __all__ = ["JOKER", "best_openings", "workspace"]
 
-JOKER = 52
 MAX_JOKERS = 4  # two packs hold at most four jokers
 NEG = -30000  # no collection qualifies (kept in int16 memo rows)
 N_RES = 2 * (MAX_JOKERS + 1)  # best totals for 0..4 jokers, then the same holding a natural run

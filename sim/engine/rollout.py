@@ -24,7 +24,7 @@ from sim.engine.policies import choose_action, lists_joker_free, policy_is_deter
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
 from sim.engine.layout import A_TYPE, ACT_OPEN, PUB_PILE, PUB_TABLE, fill_view
-from sim.engine.melds import JOKER, ZERO, bit, workspace
+from sim.engine.melds import JOKER, N_CODES, ZERO, bit, workspace
 from sim.engine.round import round_state
 from sim.engine.rng import (
     STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle, uniform,
@@ -123,7 +123,7 @@ def redeal(rules, st, g, seat, known, rng, pool, lean, keys):
     """
     lo, hi, jk = st.h_lo[seat], st.h_hi[seat], st.h_jk[seat]
     n = 0
-    for c in range(53):
+    for c in range(N_CODES):
         # The copies of the code the seat cannot see, counted as it goes (a kernel allocates no array).
         if c == JOKER:
             count = rules.jokers - jk
@@ -151,7 +151,7 @@ def redeal(rules, st, g, seat, known, rng, pool, lean, keys):
         st.h_hi[s] = ZERO
         st.h_jk[s] = 0
         st.h_n[s] = 0
-        for c in range(53):
+        for c in range(N_CODES):
             for _ in range(known[s, c]):
                 take_card(st.h_lo, st.h_hi, st.h_jk, st.h_n, s, c)
         if lean.shape[0] > 0:

@@ -9,7 +9,7 @@ from sim.engine.events import EV_BLOCKED, EV_DEAL, record_event, trace_hand, tra
 from sim.engine.hand import hand_value, take_card
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import N_FACTS, N_PUB, N_VIEW, PUB_PILE
-from sim.engine.melds import JOKER, MAX_CANDIDATES, N_INFO, ZERO
+from sim.engine.melds import JOKER, MAX_CANDIDATES, N_CODES, N_INFO, N_NATURAL, ZERO
 from sim.engine.rng import shuffle
 from sim.engine.state import (
     G_ACCEPT,
@@ -102,11 +102,11 @@ def round_state(clear_scratch):
         np.zeros((3, 64), dtype=np.int64),  # open_sel: best, whole hand, without joker
         np.zeros(3, dtype=np.int64),  # open_n
         np.zeros(MAX_FLIPS, dtype=np.uint64),  # flips: position fingerprints at turnings
-        np.zeros((N_PUB, 53), dtype=np.int64),  # pub: public card counts (sim.engine.layout)
+        np.zeros((N_PUB, N_CODES), dtype=np.int64),  # pub: public card counts (sim.engine.layout)
         np.zeros(N_VIEW, dtype=np.int64),  # view: the scalars of a seat's observation
-        np.zeros(54, dtype=np.int64),  # d_legal: the cards a seat may discard
-        np.zeros(54, dtype=np.float64),  # d_penalty: what each costs left in hand
-        np.zeros(54, dtype=np.bool_),  # d_fits: whether each fits a meld
+        np.zeros(N_CODES, dtype=np.int64),  # d_legal: the cards a seat may discard
+        np.zeros(N_CODES, dtype=np.float64),  # d_penalty: what each costs left in hand
+        np.zeros(N_CODES, dtype=np.bool_),  # d_fits: whether each fits a meld
         np.zeros((MAX_MELDS, 2), dtype=np.uint64),  # takes: what each table meld takes (table_changed)
     )
 
@@ -122,7 +122,7 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
     h_lo, h_hi, h_jk, h_n, seats = st.h_lo, st.h_hi, st.h_jk, st.h_n, st.seats
     stock, pile, pub = st.stock, st.pile, st.pub
     n_players = rules.players
-    n_cards = 52 * rules.decks + rules.jokers
+    n_cards = N_NATURAL * rules.decks + rules.jokers
     # The deck is laid out in the stock's own slots, dealt from the front;
     # what is left becomes the stock at the end.
     deck = stock
@@ -135,7 +135,7 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
         # holds code i >> (decks - 1): one loop without a branch, which the
         # compiler vectorises (a loop over the decks within each code cost
         # basic rummy 1.5% of a round's instructions).
-        n_natural = 52 * rules.decks
+        n_natural = N_NATURAL * rules.decks
         per_code = np.int64(rules.decks - 1)
         for i in range(n_natural):
             deck[i] = i >> per_code

@@ -53,7 +53,7 @@ from sim.engine.game import close_game, deterministic, game_over, record_round, 
 from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
-from sim.engine.melds import JOKER, bit, workspace
+from sim.engine.melds import JOKER, N_CODES, bit, workspace
 from sim.engine.policies import (
     FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
     P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
@@ -115,12 +115,12 @@ def note_public(rules, st, seat, phase, choice, took, before, known):
     was taken back from the table.
     """
     for s in range(rules.players):
-        for c in range(53):
+        for c in range(N_CODES):
             now = st.pub[PUB_TOOK + s, c]
             known[s, c] += now - took[s, c]
             took[s, c] = now
     if phase == K.PH_LAY:
-        for c in range(53):
+        for c in range(N_CODES):
             d = held(st, seat, c) - before[c]
             if d < 0:
                 known[seat, c] = max(known[seat, c] + d, 0)
@@ -313,10 +313,10 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed
     mine[seat, :] = 0  # the seat sees its own hand
     infer = params[seat, P_SEARCH_INFER]
     rows = MAX_SEATS if infer > 0 else 0
-    lean = np.ones((rows, 53), dtype=np.float64)
+    lean = np.ones((rows, N_CODES), dtype=np.float64)
     for s in range(rows):
         if s != seat:
-            for c in range(53):
+            for c in range(N_CODES):
                 lean[s, c] = math.exp(-infer * evidence[s, c])
     # The ceiling (sees) keeps the hidden cards as they are: a yardstick, never a player.
     mode = MODE_CLAIRVOYANT if params[seat, P_SEARCH_SEES] > 0 else MODE_BELIEF
@@ -343,11 +343,11 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
     ts = np.zeros(K.N_TS, dtype=np.int64)
     ts[K.TS_PHASE] = K.PH_START
-    known = np.zeros((MAX_SEATS, 53), dtype=np.int64)
-    took = np.zeros((MAX_SEATS, 53), dtype=np.int64)
-    evidence = np.zeros((MAX_SEATS, 53), dtype=np.float64)
-    before = np.zeros(53, dtype=np.int64)
-    choices = np.zeros(max(st.act.shape[0], 54), dtype=np.int64)
+    known = np.zeros((MAX_SEATS, N_CODES), dtype=np.int64)
+    took = np.zeros((MAX_SEATS, N_CODES), dtype=np.int64)
+    evidence = np.zeros((MAX_SEATS, N_CODES), dtype=np.float64)
+    before = np.zeros(N_CODES, dtype=np.int64)
+    choices = np.zeros(max(st.act.shape[0], N_CODES), dtype=np.int64)
     while True:
         phase = ts[K.TS_PHASE]
         if phase == K.PH_END:
@@ -365,7 +365,7 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
             choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed, game,
                                      search[seat], choice, choices, totals, library[j], starts[j],
                                      points_per_game[j], tally)
-        for c in range(53):
+        for c in range(N_CODES):
             before[c] = held(st, seat, c)
         # Read before the choice is played: the top a draw leaves or takes, and whether the table saw it takeable.
         top = st.pile[g[G_PILE] - 1] if g[G_PILE] > 0 else -1

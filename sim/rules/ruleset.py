@@ -65,6 +65,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from sim.cards import N_NATURAL
+
 __all__ = [
     "CONTRACTS",
     "GAMES",
@@ -180,7 +182,7 @@ class Ruleset:
     @property
     def deck_size(self) -> int:
         """Physical cards in the deck: 108 for Rami 51, 52 for basic rummy."""
-        return 52 * self.decks + self.n_jokers
+        return N_NATURAL * self.decks + self.n_jokers
 
     def hand_size(self, round_index: int = 0) -> int:
         """Cards dealt to each player in round ``round_index`` (0-based).
