@@ -59,6 +59,7 @@ __all__ = ["CHOICE_PARAMETERS", "PARAMETERS", "SEARCH_DEFAULTS", "SEARCH_PARAMET
 _GREEDY = {
     "jokers": 0, "open_extra": 0, "open_cards": 0, "open_all": 0, "discard": 0,
     "near_weight": 0, "feed_weight": 0, "take_near": 0, "add": 1, "recover": 1, "may_i": 1, "take": 1,
+    "unopened_keep": 0,
 }
 
 

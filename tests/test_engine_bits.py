@@ -289,10 +289,12 @@ def test_a_policy_that_never_plays_the_joker_free_opening_chooses_alike_without_
 def test_the_judged_discard_skips_only_cards_that_cannot_win():
     # choose_discard does not weigh near-melds and feeding for a card whose score without them cannot beat the
     # best so far: its pick is still the first best of discard_score over the listing, for every judgement.
-    from sim.engine.layout import N_PUB, N_VIEW, PUB_PILE, PUB_TABLE, PUB_TOOK, V_ACE_HIGH, V_DECKS, V_NEXT
+    from sim.engine.layout import (
+        N_PUB, N_VIEW, PUB_PILE, PUB_TABLE, PUB_TOOK, V_ACE_HIGH, V_DECKS, V_NEXT, V_OPENED,
+    )
 
     names = ("expert", "cautious", "expert:discard=1", "expert:near_weight=50,feed_weight=50",
-             "expert:near_weight=0,feed_weight=0")
+             "expert:near_weight=0,feed_weight=0", "keeper", "expert:unopened_keep=3")
     kinds, params = S.parameter_arrays([S.get(n) for n in names], len(names))
     r = kernel_rules(preset("rami51"))
     gen = np.random.default_rng(41)
@@ -310,7 +312,7 @@ def test_the_judged_discard_skips_only_cards_that_cannot_win():
         pub[PUB_PILE] = gen.integers(0, 2, 53)
         pub[PUB_TOOK + 1] = gen.random(53) < 0.1
         view = np.zeros(N_VIEW, dtype=np.int64)
-        view[V_DECKS], view[V_ACE_HIGH], view[V_NEXT] = 2, 1, 1
+        view[V_DECKS], view[V_ACE_HIGH], view[V_NEXT], view[V_OPENED] = 2, 1, 1, gen.integers(0, 2)
         table_mask = np.uint64(gen.integers(0, 1 << 52))
         p = params[i % len(names)]
         scores = [policies.discard_score(p, legal[j], penalty[j], fits[j], lo, hi, pub, view, table_mask, False)
@@ -320,6 +322,33 @@ def test_the_judged_discard_skips_only_cards_that_cannot_win():
                                        lo, hi, pub, table_mask, False) == expected
         compared += 1
     assert compared > 2500
+
+
+def test_before_opening_the_keeper_throws_its_low_cards_and_after_it_its_high_ones():
+    # unopened_keep above 1: an unopened hand's penalties are moot under a flat 100 and high cards reach 51
+    # sooner, so of the cards that fit nothing the lowest goes before the opening and the highest after it.
+    from sim.engine.layout import N_PUB, N_VIEW, V_ACE_HIGH, V_DECKS, V_NEXT, V_OPENED
+
+    r = kernel_rules(preset("rami51"))
+    hand_cards = cards.parse("K♣ 3♦ 7♥ 9♠ 2♣")  # nothing melds, nothing near (different suits, far ranks)
+    lo, hi, jk = hand_words([int(c) for c in hand_cards])
+    codes = [int(c) for c in hand_cards]
+    legal = np.array(codes + [0] * (cards.N_CODES - len(codes)), dtype=np.int64)
+    penalty = np.array([float(hand.card_penalty(c, r)) for c in legal], dtype=np.float64)
+    fits = np.zeros(cards.N_CODES, dtype=np.bool_)
+    pub = np.zeros((N_PUB, cards.N_CODES), dtype=np.int64)
+    rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+    kinds, params = S.parameter_arrays([S.get("expert:unopened_keep=2"), S.get("expert")], 2)
+    thrown = {}
+    for opened in (0, 1):
+        view = np.zeros(N_VIEW, dtype=np.int64)
+        view[V_DECKS], view[V_ACE_HIGH], view[V_NEXT], view[V_OPENED] = 2, 1, 1, opened
+        for seat in (0, 1):
+            thrown[seat, opened] = cards.format([policies.choose_discard(
+                kinds[seat], params[seat], rng, 0, legal, len(codes), penalty, fits, view, lo, hi, pub,
+                np.uint64(0), False)])
+    assert thrown[0, 0] == "2♣" and thrown[0, 1] == "K♣"  # the keeper, before and after it opens
+    assert thrown[1, 0] == "K♣" and thrown[1, 1] == "K♣"  # the expert throws by penalty either way
 
 
 def test_the_engines_card_facts_agree_with_the_rules_reference():

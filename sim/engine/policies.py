@@ -26,33 +26,37 @@ live in :mod:`strategies`.
 The heuristic family's parameters (``params[P_*]``)
 ---------------------------------------------------
 
-=================  ======  ===================================================
-parameter          range   meaning
-=================  ======  ===================================================
-``P_JOKERS``       0-2     0: lay jokers as soon as they help; 1: use them in
-                           the opening, afterwards only to go out; 2: keep them
-                           for going out in one turn (rami sec)
-``P_OPEN_EXTRA``   0-200   open only with at least threshold + this many points
-``P_OPEN_CARDS``   0-15    open only when laying at least this many cards
-``P_OPEN_ALL``     0-1     1: open only when the whole hand goes down
-``P_DISCARD``      0-2     0: highest penalty among the cards that fit nothing;
-                           1: keep cards close to melds, weighted by how many
-                           copies of the missing cards are unseen; 2: as 1, and
-                           avoid feeding the next player
-``P_NEAR_WEIGHT``  0-50    points a near-meld is worth per unseen missing copy
-``P_FEED_WEIGHT``  0-50    points of penalty for a card the next player may use
-``P_TAKE_NEAR``    0-1     take the pile's top also when it only builds a
-                           near-meld (where the rules let a taken card be kept)
-``P_ADD``          0-1     1: add cards to table melds eagerly; 0: hold back
-                           cards that sit in a meld of the hand
-``P_RECOVER``      0-1     1: recover jokers whenever possible; 0: only to go out
-``P_MAY_I``        0-3     "Puis-je ?": 0 never; 1 when the card completes a
-                           meld; 2 also when it builds a near-meld; 3 as 1,
-                           but only before the player's contract is laid
-                           (after it no new meld may be laid)
-``P_TAKE``         0-1     1: take the pile's top when it helps (as above);
-                           0: never take it, always draw from the stock
-=================  ======  ===================================================
+===================  ======  ===================================================
+parameter            range   meaning
+===================  ======  ===================================================
+``P_JOKERS``         0-2     0: lay jokers as soon as they help; 1: use them in
+                             the opening, afterwards only to go out; 2: keep them
+                             for going out in one turn (rami sec)
+``P_OPEN_EXTRA``     0-200   open only with at least threshold + this many points
+``P_OPEN_CARDS``     0-15    open only when laying at least this many cards
+``P_OPEN_ALL``       0-1     1: open only when the whole hand goes down
+``P_DISCARD``        0-2     0: highest penalty among the cards that fit nothing;
+                             1: keep cards close to melds, weighted by how many
+                             copies of the missing cards are unseen; 2: as 1, and
+                             avoid feeding the next player
+``P_NEAR_WEIGHT``    0-50    points a near-meld is worth per unseen missing copy
+``P_FEED_WEIGHT``    0-50    points of penalty for a card the next player may use
+``P_TAKE_NEAR``      0-1     take the pile's top also when it only builds a
+                             near-meld (where the rules let a taken card be kept)
+``P_ADD``            0-1     1: add cards to table melds eagerly; 0: hold back
+                             cards that sit in a meld of the hand
+``P_RECOVER``        0-1     1: recover jokers whenever possible; 0: only to go out
+``P_MAY_I``          0-3     "Puis-je ?": 0 never; 1 when the card completes a
+                             meld; 2 also when it builds a near-meld; 3 as 1,
+                             but only before the player's contract is laid
+                             (after it no new meld may be laid)
+``P_TAKE``           0-1     1: take the pile's top when it helps (as above);
+                             0: never take it, always draw from the stock
+``P_UNOPENED_KEEP``  0-3     before opening, how much less a card's penalty
+                             counts towards throwing it (with P_DISCARD 1 or 2):
+                             0 not less, 1 not at all, above 1 the high cards
+                             are kept (slot 22, after the search's)
+===================  ======  ===================================================
 
 The choice parameters (jokers, open_all, discard, take_near, add, recover,
 may_i, take) take whole numbers only. The strategies name the slots, with
@@ -76,6 +80,7 @@ from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
 from sim.engine.melds import (
     JOKER,
+    N_NATURAL,
     SUIT_BITS,
     ZERO,
     bit,
@@ -184,7 +189,7 @@ def policy_is_deterministic(kind, params):
 @kernel
 def unseen(code, lo, hi, pub, decks):
     """Copies of ``code`` neither in the hand, on the table nor in the pile."""
-    held = count(lo, hi, code) if code < 52 else 0
+    held = count(lo, hi, code) if code < N_NATURAL else 0
     n = decks - held - pub[PUB_TABLE, code] - pub[PUB_PILE, code]
     return max(n, 0)
 
@@ -198,7 +203,7 @@ def near_score(code, lo, hi, pub, view):
     unseen kings of other suits scores higher than one whose partners are
     all on the table.
     """
-    if code >= 52:
+    if code >= N_NATURAL:
         return 0.0
     decks = view[V_DECKS]
     suit = suit_of(code)
@@ -246,10 +251,10 @@ def near_score(code, lo, hi, pub, view):
 
 def _feed_partners() -> np.ndarray:
     """Per card code, the codes it melds with in a 3-card meld: its rank in another suit, its suit within two ranks."""
-    out = np.zeros(52, dtype=np.uint64)
-    for code in range(52):
+    out = np.zeros(N_NATURAL, dtype=np.uint64)
+    for code in range(N_NATURAL):
         suit, rank = divmod(code, 13)
-        for other in range(52):
+        for other in range(N_NATURAL):
             s, r = divmod(other, 13)
             if (r == rank and s != suit) or (s == suit and r != rank and abs(r - rank) <= 2):
                 out[code] |= np.uint64(1) << np.uint64(other)
@@ -266,7 +271,7 @@ def took_cards(pub, seat):
     """The card codes ``seat`` took from the pile and still holds, as a bit word (a code once, however many copies)."""
     row = PUB_TOOK + seat
     took = ZERO
-    for c in range(52):
+    for c in range(N_NATURAL):
         if pub[row, c] != 0:
             took |= bit(c)
     return took
@@ -280,7 +285,7 @@ def feeds_taken(code, took, next_opened, table_mask):
     cards are gathered once, and each card's partners among them are one
     mask and a bit count instead of a pass over the 52 codes.
     """
-    if code >= 52:
+    if code >= N_NATURAL:
         return 2.0
     score = 0.0
     if next_opened and (table_mask & bit(code)):
@@ -313,7 +318,7 @@ def choose_take(kind, params, rng, seat, card, completes, fits_table, lo, hi, pu
         return _ask_python(Q_TAKE, slot, card, completes, fits_table, lo, hi, view, pub) != 0
     if params[P_TAKE] <= 0:
         return False
-    if completes or fits_table or card == 52:
+    if completes or fits_table or card == JOKER:
         return True
     return params[P_TAKE_NEAR] > 0 and near_score(card, lo, hi, pub, view) > 0
 
@@ -337,7 +342,7 @@ def choose_may_i(kind, params, rng, seat, card, completes, lo, hi, pub, view):
     shortcut = may_i_shortcut(kind, params, view[V_OPENED] != 0)
     if shortcut == MAY_I_NO:
         return False
-    if completes or card == 52:
+    if completes or card == JOKER:
         return True
     return shortcut == MAY_I_ASK and near_score(card, lo, hi, pub, view) > 0
 
@@ -366,7 +371,7 @@ def _acceptable(params, act, facts, i, view, lo, jk):
             return True
         code = act[i, A_P1]
         # Hold back a card that still belongs to a meld or near-meld of the hand.
-        if code >= 52:
+        if code >= N_NATURAL:
             return False
         others = lo & ~bit(code)
         return not card_in_meld(others, jk, code, view[V_MIN_RUN], view[V_ACE_HIGH])
@@ -427,13 +432,15 @@ def choose_action(kind, params, rng, seat, act, facts, n_act, view, lo, hi, jk, 
 def discard_score(params, code, penalty, fits, lo, hi, pub, view, table_mask, joker_fits):
     """How much the heuristic policy wants to throw ``code``: the highest score goes.
 
-    Its ``penalty`` left in hand, less 1000 when it ``fits`` a meld of the
+    Its ``penalty`` left in hand (before the seat opens, the share of it
+    :func:`penalty_share` counts), less 1000 when it ``fits`` a meld of the
     hand or a table meld the player may add to; with ``P_DISCARD`` 1 less
     its near-meld worth, with 2 also less what it would feed the next
     player; less 5000 more for the joker.
     """
     took = took_cards(pub, view[V_NEXT]) if params[P_DISCARD] >= 2 else ZERO
-    return discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took)
+    return discard_score_taken(params, code, penalty * penalty_share(params, view), fits, lo, hi, pub, view,
+                               table_mask, took)
 
 
 FITS_OFF = 1000.0
@@ -443,27 +450,30 @@ JOKER_OFF = 5000.0
 
 
 @kernel(forceinline=True)
-def kept_penalty(params, penalty, view):
-    """What a card's ``penalty`` counts towards throwing it: all of it once the seat has opened, and
-    ``1 - P_UNOPENED_KEEP`` of it before (where a flat penalty for an unopened hand makes the cards' own
-    penalties moot, and the high cards reach the opening's threshold sooner)."""
-    if view[V_OPENED] == 0 and params[P_UNOPENED_KEEP] != 0:
-        return penalty * (1.0 - params[P_UNOPENED_KEEP])
-    return penalty
+def penalty_share(params, view):
+    """The share of a card's penalty that counts towards throwing it: all of it once the seat has opened,
+    ``1 - P_UNOPENED_KEEP`` of it before (a flat penalty for an unopened hand makes the cards' own penalties
+    moot, and the high cards reach the opening's threshold sooner). A judgement (``P_DISCARD`` 1 or 2), as the
+    near-melds are: without one the policy throws by penalty alone (:func:`discard_unlisted` finds that card
+    from masks). Read once a discard, not once a card."""
+    if params[P_DISCARD] >= 1 and view[V_OPENED] == 0 and params[P_UNOPENED_KEEP] != 0:
+        return 1.0 - params[P_UNOPENED_KEEP]
+    return 1.0
 
 
 @kernel(forceinline=True)
 def discard_score_taken(params, code, penalty, fits, lo, hi, pub, view, table_mask, took):
-    """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`)."""
+    """:func:`discard_score` with the next player's taken cards already gathered (:func:`took_cards`) and
+    ``penalty`` already its counted share (:func:`penalty_share`)."""
     mode = params[P_DISCARD]
-    score = kept_penalty(params, penalty, view)
+    score = penalty
     if fits:
         score -= FITS_OFF
     if mode >= 1:
         score -= params[P_NEAR_WEIGHT] * near_score(code, lo, hi, pub, view)
     if mode >= 2:
         score -= params[P_FEED_WEIGHT] * feeds_taken(code, took, pub[PUB_OPENED, view[V_NEXT]], table_mask)
-    if code == 52:
+    if code == JOKER:
         score -= JOKER_OFF
     return score
 
@@ -491,11 +501,12 @@ def choose_discard(kind, params, rng, seat, legal, n_legal, penalty, in_meld, vi
     # a card whose score without it cannot beat the best so far is not weighed,
     # and the pick is the same (the first best in listing order).
     weighs = params[P_DISCARD] >= 1 and params[P_NEAR_WEIGHT] >= 0 and params[P_FEED_WEIGHT] >= 0
+    share = penalty_share(params, view)
     for i in range(n_legal):
-        if weighs and best >= 0 and _unjudged_score(legal[i], kept_penalty(params, penalty[i], view), in_meld[i]) \
-                <= best_score:
+        pen = penalty[i] * share  # exact when the share is 1
+        if weighs and best >= 0 and _unjudged_score(legal[i], pen, in_meld[i]) <= best_score:
             continue
-        score = discard_score_taken(params, legal[i], penalty[i], in_meld[i], lo, hi, pub, view, table_mask, took)
+        score = discard_score_taken(params, legal[i], pen, in_meld[i], lo, hi, pub, view, table_mask, took)
         if score > best_score:
             best_score = score
             best = i
@@ -509,7 +520,7 @@ def _unjudged_score(code, penalty, fits):
     score = penalty
     if fits:
         score -= FITS_OFF
-    if code == 52:
+    if code == JOKER:
         score -= JOKER_OFF
     return score
 
@@ -628,8 +639,7 @@ def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_in
     card of :func:`discard_score` from masks (:func:`_highest_discard`),
     where no penalty reaches the score's fitting margin.
     """
-    if (kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and params[P_UNOPENED_KEEP] == 0
-            and rules.ace_penalty < 990 and rules.joker_penalty < 990):
+    if kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
         return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
     return -1
 
