@@ -12,6 +12,7 @@ import pytest
 import sim
 from sim import cards, rules
 from sim.deals import ConditionError, Dealer, parse_condition, sample
+from sim.distributed import ClusterError
 
 
 def hand_of(row) -> list[int]:
@@ -187,14 +188,17 @@ def test_simulate_plays_the_accepted_deals_for_every_arm():
     assert greedy["points"].to_list() == end["points"]
 
 
-def test_simulate_refuses_a_condition_it_cannot_play():
+def test_simulate_refuses_a_condition_it_cannot_play(tmp_path):
     with pytest.raises(ConditionError, match="seat 5"):
         sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(5) >= 1")
     with pytest.raises(ValueError, match="too rare to sample"):
         sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) == 4 and opening(1) >= 100")
-    with pytest.raises(ValueError, match="scheduler"):
-        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) >= 1", out="somewhere",
+    # A condition plays on a cluster too (its workers draw the same deals); a scheduler nobody answers at is
+    # refused by its address before anything is made.
+    with pytest.raises(ClusterError, match="127.0.0.1:1"):
+        sim.simulate("rami51", ["greedy"] * 4, n_games=2, condition="jokers(0) >= 1", out=tmp_path / "d",
                      scheduler="tcp://127.0.0.1:1")
+    assert not (tmp_path / "d").exists()
 
 
 def test_an_unconditioned_simulation_has_no_deals_column():
