@@ -109,6 +109,19 @@ def test_one_game_has_no_interval_and_bad_arguments_are_refused_before_any_game(
         one.row("may_i")
 
 
+def test_a_round_blocked_by_the_turning_of_the_pile_is_compared_to_its_last_decision():
+    # Basic rummy, game 0 of seed 20 for two greedy seats: a draw from the stock turns the pile over and the round
+    # stops there (a cycle, its events a restock and the blocked); that draw is a decision like any other.
+    result = sim.agreement("greedy", "greedy", rules="basic", field=["greedy"], games=1, seed=20, max_rounds=1,
+                           seats=[1])
+    events = sim.play_traced("basic", ["greedy", "greedy"], seed=20, max_rounds=1)
+    turned = len(events) - 4
+    assert (events[turned]["type"], events[turned + 1]["reason"]) == ("restock", "cycle")
+    walked = [s for s in walk(events) if s.position.seat == 1 and len(s.position.legal_choices()) > 1]
+    assert result.decisions["event"].to_list() == [s.event for s in walked] and walked[-1].event == turned
+    assert result.row("all")["share"] == 1.0
+
+
 def test_a_kind_of_decision_beyond_the_three_gets_its_row():
     # A "Puis-je ?" decision, once positions stop there, flows through like the others: after the turn's kinds.
     rows = [(0, 1, "discard", True), (0, 2, "may_i", False), (1, 3, "draw", True), (1, 4, "may_i", True),

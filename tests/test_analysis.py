@@ -78,6 +78,42 @@ def test_the_choice_found_at_every_decision_is_legal_and_replays_the_trace(prese
     assert checked > 50
 
 
+def _cycled() -> list[dict]:
+    """Basic rummy for two greedy seats (seed 20, one round): the stock runs out twice and the second turning of
+    the pile brings the deterministic seats back to the first one's position, so the round is blocked (``cycle``)
+    by a draw from the stock: its events are that seat's ``restock`` and the ``blocked``, and no ``draw``."""
+    events = sim.play_traced("basic", ["greedy", "greedy"], seed=20, max_rounds=1)
+    assert [e["type"] for e in events[-4:-2]] == ["restock", "blocked"] and events[-3]["reason"] == "cycle"
+    return events
+
+
+def test_a_round_blocked_by_the_turning_of_the_pile_is_walked_to_its_last_decision():
+    events = _cycled()
+    steps = list(walk(events))
+    # Every decision of the round, as its seats' own strategies step through it from the deal.
+    deal = next(i for i, e in enumerate(events) if e["type"] == "deal")
+    p, decisions = Position.from_trace(events, deal), 0
+    while p.decision != "over":
+        decisions += 1
+        _, p = p.step()
+    assert p.play_out().blocked == "cycle" and len(steps) == decisions
+    # The last one is the draw whose turning of the pile stopped the round: "stock", standing at the restock.
+    last = steps[-1]
+    turned = len(events) - 4
+    assert (last.event, last.position.decision, last.played) == (turned, "draw", "stock")
+    assert played_choice(events, turned, "draw") == "stock"
+    assert last.position.legal_choices() == [f"take {events[turned - 1]['card']}", "stock"]
+    assert last.position.apply("stock").decision == "over"
+    again = Position.from_trace(events, turned)
+    assert (again.decision, again.seat, again.legal_choices()) == ("draw", last.position.seat,
+                                                                  last.position.legal_choices())
+    # The analysis values every decision of both seats, that one too.
+    a = analyse(events, trials=2, batch=2, width=None, workers=1)
+    assert [(d.event, d.seat, d.kind, d.played) for d in a.decisions] == \
+        [(s.event, s.position.seat, s.position.decision, s.played) for s in steps]
+    assert {c.choice for c in a.decisions[-1].candidates} == {"stock", f"take {events[turned - 1]['card']}"}
+
+
 def test_puis_je_answers_are_decisions_of_the_asking_seat_with_the_traced_choice():
     # Rami contrat: after each draw from the stock the other seats are asked in turn; greedy asks for a card that
     # completes a meld, random at random. Seat 1's answers come at the others' turns.

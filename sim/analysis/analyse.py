@@ -14,7 +14,9 @@ game's points go, and it is marked by :func:`sim.analysis.decisions.mark`.
 
 The played choice. The trace records events, not choices: :func:`played_choice`
 writes the choice a decision's next events are, in the notation of
-:meth:`sim.Position.legal_choices` (a draw: ``take 9♠`` or ``stock``; a
+:meth:`sim.Position.legal_choices` (a draw: ``take 9♠`` or ``stock``, also
+when basic rummy's draw from the stock turns the pile over and the round
+stops at that turning, a ``restock`` then a ``blocked`` ``cycle``; a
 laying: the ``open``, ``meld``, ``add`` or ``recover`` event, a recovery with
 the laying that follows it; ``stop`` when the next event is the discard; a
 discard: its card; a "Puis-je ?": ``ask for 7♣ ("Puis-je ?")`` when the next
@@ -122,6 +124,10 @@ def _played_choice(events: Sequence[Mapping[str, Any]], at: int, decision: str, 
     if decision == "draw":
         if t == "restock" and at + 1 < len(events):  # a pile turned over by the draw from the stock comes first
             e, t = events[at + 1], events[at + 1].get("type")
+            if t == "blocked":
+                # Basic rummy: turning the pile over brought deterministic players back to a position of an
+                # earlier turning (a cycle), so the round stops there: the draw from the stock turned it over.
+                return "stock"
         if t == "draw":
             return f"take {e['card']}" if e["source"] == "discard" else "stock"
     elif decision == "lay":
