@@ -169,7 +169,9 @@ class SeatPoint:
     engine settles (``"draw"`` at a turn's start, ``"lay"`` before a
     laying or a throw, ``"may_i"`` when it is asked "Puis-je ?"); ``entry``
     the record line that answers it (the seat's draw, laying, throw or
-    "Puis-je ?"; for a pass, the line after), ``played`` that line as a
+    "Puis-je ?"; for a pass, the line after; under ``flip_no_shuffle`` the
+    ``restock`` of the seat's turn, its draw from the stock turning the pile
+    over), ``played`` that line as a
     choice (``None`` for a throw: the laying phase ends by ``stop``, then
     the throw is the discard's choice, ``card``).
     """
@@ -462,6 +464,7 @@ class _Round:
     out: int | None = None  # the seat that has no card left
     out_turn: int = 0  # the turn it emptied its hand in
     blocked: bool = False  # a 'blocked' line stopped the round
+    flipped: bool = False  # the seat's draw of this turn turned the pile over (flip_no_shuffle): decided there
     asking: int | None = None  # after a stock draw: the last seat asked "Puis-je ?"
     granted: int = 0
 
@@ -695,7 +698,13 @@ def _walk(record: GameRecord) -> Iterator[SeatPoint | SeenStep]:
                 _check_blocked(st, e)
                 st.blocked = True
             elif e.kind == "restock":
+                before = st.view("draw")
                 _restock(st, e)
+                if r.stock_exhausted == "flip_no_shuffle" and st.mover == seat:
+                    # Basic rummy turns the pile over as the seat draws from the stock: its draw is decided before
+                    # the turning (the pile's top or the stock), and the round may stop right after it (a cycle).
+                    st.flipped = True
+                    yield SeatPoint(before, e, "stock")
             else:
                 yield from _entry(st, e, nxt)
                 _check_seen(st, e.line, e.column)
@@ -820,7 +829,7 @@ def _entry(st: _Round, e: Entry, nxt: Entry | None) -> Iterator[SeatPoint]:
             raise _fail(e, f"seat {s} has drawn already in this turn")
         if not draws:
             raise _fail(e, "the first player starts by throwing, without drawing (first_player_extra_card)")
-        if s == seat:
+        if s == seat and not st.flipped:
             played = "stock"
             if e.kind == "took":
                 words = _words(e.text, e.at)
@@ -923,6 +932,7 @@ def _entry(st: _Round, e: Entry, nxt: Entry | None) -> Iterator[SeatPoint]:
     st.turn += 1
     st.moves = []
     st.drew = False
+    st.flipped = False
     st.taken = None
     st.laid_now = Counter()
     st.asking = None

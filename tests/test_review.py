@@ -62,6 +62,22 @@ def test_the_public_count_of_the_table_is_the_cards_it_holds(preset, players, se
         _, p = p.step()
 
 
+def test_a_draw_that_turns_the_pile_over_is_reviewed_before_the_turning_even_when_it_blocks_the_round():
+    # Basic rummy turns the pile over as a seat draws from the stock: the record's 'restock' of the seat's own turn
+    # is its draw, decided with the whole pile there (take its top or turn it). In this game (two greedy seats,
+    # seed 20) the pile is turned twice at seat 1's draws, and the second turning stops the round (a cycle).
+    events = sim.play_traced("basic", ["greedy", "greedy"], seed=20, max_rounds=1)
+    assert [e.get("reason") for e in events if e["type"] == "blocked"] == ["cycle"]
+    record = write_record(events, 1)
+    analysed = sim.analyse(events, seats=[1], trials=2, batch=2, seed=5, width=None, workers=1)
+    reviewed = sim.review(record, trials=2, batch=2, seed=5, width=None, workers=1, strategies=["greedy"] * 2)
+    assert _values(reviewed) == _values(analysed)
+    lines = record.splitlines()
+    turned = [d for d in reviewed.decisions if lines[d.event - 1] == "restock"]
+    assert [(d.kind, d.played, len(d.candidates)) for d in turned] == [("draw", "stock", 2)] * 2
+    assert lines[turned[-1].event:turned[-1].event + 1] == ["blocked cycle"]
+
+
 def test_rami_review_prints_the_table_or_json_and_refuses_a_bad_record(tmp_path):
     events = sim.play_traced("rami51", ["expert"] * 3, seed=3, max_rounds=1)
     path = tmp_path / "game.txt"
