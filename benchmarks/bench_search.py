@@ -22,7 +22,8 @@ import strategies
 from sim import rules
 from sim.engine import play as E
 from sim.engine.params import kernel_rules
-from sim.engine.search import TALLY_DECISIONS, TALLY_PLAYOUTS
+from sim.engine.game_value import futures
+from sim.engine.search import N_TALLY, TALLY_DECISIONS, TALLY_PLAYOUTS, search_games
 
 
 def main() -> None:
@@ -37,12 +38,12 @@ def main() -> None:
     kinds, params = strategies.parameter_arrays(chosen, E.MAX_SEATS)
     kr = kernel_rules(r)
     res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
-    library = E.futures(kr, kinds, params)  # the library of rounds, when the search values the game
+    library = futures(kr, kinds, params)  # the library of rounds, when the search values the game
 
     def game(i: int) -> tuple[float, np.ndarray]:
-        tally = np.zeros(E.N_TALLY, dtype=np.int64)
+        tally = np.zeros(N_TALLY, dtype=np.int64)
         start = time.thread_time()
-        E.search_games(kr, np.uint64(args.seed), i, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
+        search_games(kr, np.uint64(args.seed), i, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
         return time.thread_time() - start, tally
 
     game(10**6)  # compile (cached after)

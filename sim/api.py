@@ -35,8 +35,9 @@ from sim import batches, store
 from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND_COLUMNS, game_summary
 from sim.engine import play as E
 from sim.engine import warm
+from sim.engine.game_value import futures
 from sim.engine.params import kernel_rules
-from sim.engine.search import TALLY_DECISIONS, TALLY_PLAYOUTS
+from sim.engine.search import N_TALLY, TALLY_DECISIONS, TALLY_PLAYOUTS, search_games, trace_search_game
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
 from sim.engine.warm import ensure_compiled
 from sim.provenance import package_version, run_record
@@ -629,11 +630,11 @@ def search_effort(
     _compile_once(r, kinds, params)
     res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
     rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
-    library = E.futures(kr, kinds, params)
+    library = futures(kr, kinds, params)
     for game in range(first_game, first_game + n_games):
-        tally = np.zeros(E.N_TALLY, dtype=np.int64)
+        tally = np.zeros(N_TALLY, dtype=np.int64)
         start = time.thread_time()
-        E.search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
+        search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
         rows["cpu_seconds"].append(time.thread_time() - start)
         rows["game"].append(game)
         rows["decisions"].append(int(tally[TALLY_DECISIONS]))
@@ -683,8 +684,8 @@ def play_traced(
         order_round = _check_count("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
     if E.searching(kinds):
-        n_ev, overflow = E.trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
-                                             order_round, bool(rotate), *E.futures(kr, kinds, params))
+        n_ev, overflow = trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
+                                             order_round, bool(rotate), *futures(kr, kinds, params))
     else:
         n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
                                       bool(rotate))

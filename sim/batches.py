@@ -19,6 +19,8 @@ import polars as pl
 
 from sim import store
 from sim.engine import play as E
+from sim.engine.game_value import futures
+from sim.engine.search import N_TALLY, search_games, search_games_dealt
 from sim.rules import BLOCKED_REASONS, RULES_VERSION, contract_deal
 
 __all__ = [
@@ -120,15 +122,15 @@ def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rot
     """
     if orders is None:
         if E.searching(kinds):
-            tally = np.zeros(E.N_TALLY, dtype=np.int64)
-            return E.search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
-                                  rotate, *E.futures(kr, kinds, params), tally)
+            tally = np.zeros(N_TALLY, dtype=np.int64)
+            return search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                rotate, *futures(kr, kinds, params), tally)
         return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
     decks, streams = orders
     if E.searching(kinds):
-        tally = np.zeros(E.N_TALLY, dtype=np.int64)
-        return E.search_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
-                                    rotate, decks, streams, *E.futures(kr, kinds, params), tally)
+        tally = np.zeros(N_TALLY, dtype=np.int64)
+        return search_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                  rotate, decks, streams, *futures(kr, kinds, params), tally)
     return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
                               decks, streams)
 

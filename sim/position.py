@@ -41,6 +41,7 @@ from sim.engine import melds as M
 from sim.engine import play as E
 from sim.engine import position as K
 from sim.engine import search as S
+from sim.engine.game_value import futures
 from sim.engine.hand import hand_codes, hand_words
 from sim.engine.layout import (
     A_P1,
@@ -1069,7 +1070,7 @@ class Position:
         self._search = np.zeros_like(kinds)
         S.search_table(kinds, self._params, self._kinds, self._search)
         # A searching seat that values the game reads its base's library of rounds.
-        self._library = E.futures(self._kr, kinds, self._params) if self._search.any() else None
+        self._library = futures(self._kr, kinds, self._params) if self._search.any() else None
 
     def _decide(self) -> int:
         choice = K.decide_for_python(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng,
@@ -1091,7 +1092,7 @@ class Position:
                                        known_cards(self), evidence_counts(self), np.uint64(seed), game,
                                        self._search[seat], choice, choices,
                                        totals, rounds[seat], starts[seat], points_per_game[seat],
-                                       np.zeros(E.N_TALLY, dtype=np.int64))
+                                       np.zeros(S.N_TALLY, dtype=np.int64))
         return int(choice)
 
     def _play_int(self, choice: int) -> None:

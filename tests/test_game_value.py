@@ -20,7 +20,7 @@ def _library(preset: str):
     kr = kernel_rules(rules.preset(preset, players=4))
     kinds, params = S.parameter_arrays([S.get("search:horizon=1").for_game(rules.preset(preset).game)]
                                        + [S.get("expert")] * 3, MAX_SEATS)
-    rounds, starts, per_game = sim.engine.play.futures(kr, kinds, params)
+    rounds, starts, per_game = GV.futures(kr, kinds, params)
     return kr, rounds[0], starts[0], per_game[0], rounds, per_game
 
 

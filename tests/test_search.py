@@ -7,6 +7,7 @@ import pytest
 
 import sim
 import strategies as S
+from sim.engine import game_value as GV
 from sim.engine import search as SK
 from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, P_SEARCH_BASE, P_SEARCH_SALT, P_SEARCH_TRIALS
 from sim.position import Position
@@ -118,10 +119,10 @@ def test_the_searching_loop_writes_the_plain_loops_rows(preset, seats):
     kr = kernel_rules(r)
     plain = np.zeros((E.N_R, 4000), dtype=np.int32)
     searching = np.zeros_like(plain)
-    tally = np.zeros(E.N_TALLY, dtype=np.int64)
+    tally = np.zeros(SK.N_TALLY, dtype=np.int64)
     done, rows = E.play_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, plain, 0, True)
-    assert (done, rows) == E.search_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, searching, 0, True,
-                                          *E.futures(kr, kinds, params), tally)
+    assert (done, rows) == SK.search_games(kr, np.uint64(9), 0, 6, kinds, params, E.MAX_ROUNDS, searching, 0, True,
+                                          *GV.futures(kr, kinds, params), tally)
     assert np.array_equal(plain[:, :rows], searching[:, :rows])
     assert list(tally) == [0, 0]
 

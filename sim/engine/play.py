@@ -38,8 +38,6 @@ from sim.engine.game import deterministic, play_game, seating, seed_round
 from sim.engine.jit import entry
 from sim.engine.melds import workspace
 from sim.engine.round import deal_round, make_buffers
-from sim.engine.search import N_TALLY, search_games, search_games_dealt, trace_search_game  # noqa: F401 (tables with a searching seat)
-from sim.engine.game_value import futures  # noqa: F401 (a searching seat's library of rounds)
 from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_*)
     MAX_ROUNDS,
     N_R,
