@@ -43,13 +43,13 @@ def _summary(folder: Path) -> dict[str, Any]:
 
 
 def _study(root: Path, games: int, where: str, **how: Any) -> tuple[float, Any]:
-    from experiments import study
+    from experiments import report
 
     # One study name on both sides (it is in the summary), each in an edition folder of its own.
     file = root / f"bench-{games}.toml"
     file.write_text(STUDY.format(games=games), encoding="utf-8")
     start = time.perf_counter()
-    result = study.run_study(file, root / where, **how)
+    result = report.run_study(file, root / where, **how)
     seconds = time.perf_counter() - start
     return seconds, (_summary(root / where / f"bench-{games}" / "seed-1"), result.runs[0].frame)
 

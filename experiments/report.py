@@ -15,7 +15,7 @@ import json
 import logging
 import shlex
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,11 @@ from sim.api import say_compiling
 
 import experiments
 from experiments import design, wording
+from experiments import study as study_lib
 from experiments.design import Experiment, Finding, Results
 
-__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "write_document", "write_figures",
-           "write_index", "write_page"]
+__all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "run_study", "write_document",
+           "write_figures", "write_index", "write_page"]
 
 log = logging.getLogger(__name__)
 
@@ -404,8 +405,6 @@ def _same_run(folder: Path, config: design.Config) -> bool:
 
 def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
     """Write the index of every reported experiment with pages in ``folder``; return ``index.html``."""
-    from experiments import study as study_lib
-
     entries, wall = [], 0.0
     studies = sorted(p.parent.name for p in folder.glob(f"*/{study_lib.STUDY_FILE}"))
     for name in [*experiments.REPORTED, *studies]:
@@ -511,3 +510,78 @@ def write_document(folder: Path, title: str, blocks: Sequence[Block], figures: d
     page = folder / "index.html"
     page.write_text(_html(blocks, title, images), encoding="utf-8")
     return page
+
+
+def run_study(
+    source: str | Path | Mapping[str, Any] | study_lib.Study,
+    out: Path | str | None = None,
+    quick: bool = False,
+    games: int | None = None,
+    measures: Mapping[str, Any] | None = None,
+    workers: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    scheduler: Any = None,
+) -> study_lib.StudyResults:
+    """Run a study (:mod:`experiments.study`) at its seeds, and with ``out`` (a report edition's folder) write its
+    page and the index.
+
+    The report runs it, as it runs the experiments: the study file's reading
+    is the study module's, its pages and the index are the report's, so the
+    call goes one way, from the report to the study.
+
+    Parameters
+    ----------
+    source : path, mapping or Study
+        A study file (TOML, or a run's ``study.json``) or its content.
+    out : path, optional
+        The edition folder (``reports`` or ``reports/quick``): the study
+        writes ``OUT/NAME/`` (``study.json``, one run per seed, its page)
+        and rewrites ``OUT/index.html``. A run stopped at any moment resumes
+        where it was. Without it the games are played in a temporary folder.
+    quick : bool
+        Play ``quick_games`` instead of ``games``.
+    games : int, optional
+        Games per arm and seed, overriding the file.
+    measures : mapping, optional
+        More measures from Python: name -> polars expression of a row
+        (summed over the focal seat's rows, per round) or a
+        :class:`experiments.compare.Metric`.
+    workers : int, optional
+        Engine threads (results do not depend on it).
+    progress : callable, optional
+        ``progress(seed, done, total)`` in engine games.
+    scheduler : str or distributed.Client, optional
+        Play on this Dask cluster (:mod:`sim.distributed`), connected once
+        for every seed: the same data, findings and page as a local run.
+    """
+    from sim import distributed
+
+    study = source if isinstance(source, study_lib.Study) else study_lib.read_study(source)
+    with distributed.session(scheduler):
+        return _run_study(study, out, quick, games, measures, workers, progress)
+
+
+def _run_study(study: study_lib.Study, out: Path | str | None, quick: bool, games: int | None,
+               measures: Mapping[str, Any] | None, workers: int | None,
+               progress: Callable[[int, int, int], None] | None) -> study_lib.StudyResults:
+    """:func:`run_study` inside the job's cluster session (if any)."""
+    experiment = study_lib.experiment_of(study, measures)
+    changes: dict[str, Any] = {"precision": study.precision, "max_games": study.max_games}
+    if games is not None:
+        changes["games"] = games
+    runs = []
+    folder = None if out is None else Path(out) / study.name
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / study_lib.STUDY_FILE).write_text(json.dumps(study.to_dict(), indent=2, ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
+    for seed in study.seeds:
+        config = experiment.config(quick, seed=seed, **changes)
+        tick = None if progress is None else (lambda d, t, s=seed: progress(s, d, t))
+        runs.append(experiment.run(config, None if folder is None else folder / f"seed-{seed}", tick,
+                                   workers=workers))
+    page = None
+    if folder is not None:
+        page = write_page(study.name, runs, folder, quick, experiment=experiment)
+        write_index(Path(out), quick, list(study.seeds))
+    return study_lib.StudyResults(study, runs, page)

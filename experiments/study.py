@@ -48,7 +48,7 @@ from sim import rules
 
 __all__ = [
     "DESIGNS", "MEASURES", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
-    "read_study", "run_study",
+    "read_study",
 ]
 
 STUDY_FILE = "study.json"
@@ -825,7 +825,7 @@ def from_folder(folder: Path | str) -> design.Experiment:
 
 @dataclass
 class StudyResults:
-    """What :func:`run_study` returns: the study, one run per seed, and the page (when written)."""
+    """What :func:`experiments.report.run_study` returns: the study, one run per seed, and the page (when written)."""
 
     study: Study
     runs: list[design.Results]
@@ -839,75 +839,3 @@ class StudyResults:
     @property
     def conclusions(self) -> list[str]:
         return self.runs[0].conclusions
-
-
-def run_study(
-    source: str | Path | Mapping[str, Any] | Study,
-    out: Path | str | None = None,
-    quick: bool = False,
-    games: int | None = None,
-    measures: Mapping[str, Any] | None = None,
-    workers: int | None = None,
-    progress: Callable[[int, int, int], None] | None = None,
-    scheduler: Any = None,
-) -> StudyResults:
-    """Run a study at its seeds, and with ``out`` (a report edition's folder) write its page and the index.
-
-    Parameters
-    ----------
-    source : path, mapping or Study
-        A study file (TOML, or a run's ``study.json``) or its content.
-    out : path, optional
-        The edition folder (``reports`` or ``reports/quick``): the study
-        writes ``OUT/NAME/`` (``study.json``, one run per seed, its page)
-        and rewrites ``OUT/index.html``. A run stopped at any moment resumes
-        where it was. Without it the games are played in a temporary folder.
-    quick : bool
-        Play ``quick_games`` instead of ``games``.
-    games : int, optional
-        Games per arm and seed, overriding the file.
-    measures : mapping, optional
-        More measures from Python: name -> polars expression of a row
-        (summed over the focal seat's rows, per round) or a
-        :class:`experiments.compare.Metric`.
-    workers : int, optional
-        Engine threads (results do not depend on it).
-    progress : callable, optional
-        ``progress(seed, done, total)`` in engine games.
-    scheduler : str or distributed.Client, optional
-        Play on this Dask cluster (:mod:`sim.distributed`), connected once
-        for every seed: the same data, findings and page as a local run.
-    """
-    from sim import distributed
-
-    study = source if isinstance(source, Study) else read_study(source)
-    with distributed.session(scheduler):
-        return _run_study(study, out, quick, games, measures, workers, progress)
-
-
-def _run_study(study: Study, out: Path | str | None, quick: bool, games: int | None,
-               measures: Mapping[str, Any] | None, workers: int | None,
-               progress: Callable[[int, int, int], None] | None) -> StudyResults:
-    """:func:`run_study` inside the job's cluster session (if any)."""
-    experiment = experiment_of(study, measures)
-    changes: dict[str, Any] = {"precision": study.precision, "max_games": study.max_games}
-    if games is not None:
-        changes["games"] = games
-    runs = []
-    folder = None if out is None else Path(out) / study.name
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / STUDY_FILE).write_text(json.dumps(study.to_dict(), indent=2, ensure_ascii=False) + "\n",
-                                         encoding="utf-8")
-    for seed in study.seeds:
-        config = experiment.config(quick, seed=seed, **changes)
-        tick = None if progress is None else (lambda d, t, s=seed: progress(s, d, t))
-        runs.append(experiment.run(config, None if folder is None else folder / f"seed-{seed}", tick,
-                                   workers=workers))
-    page = None
-    if folder is not None:
-        from experiments import report
-
-        page = report.write_page(study.name, runs, folder, quick, experiment=experiment)
-        report.write_index(Path(out), quick, list(study.seeds))
-    return StudyResults(study, runs, page)

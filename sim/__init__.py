@@ -6,12 +6,15 @@ compiled engine (or writes them to a results dataset that :func:`load`
 reads back) and :func:`play_traced` records every event of one;
 :func:`odds` counts the odds of the first hands on the engine's deals;
 :func:`advise` explains what a strategy plays at a position of such a trace;
-:func:`study` runs a question of your own from a study file (``docs/studies.md``);
 a :class:`Position` stops a round at a decision and :func:`rollout` plays
 each of its choices out on the same futures; :func:`analyse` values every
 decision of a traced game that way and :func:`review` every decision of a
 game record, a game written down from one seat's view; :func:`agreement` measures how often a
 strategy chooses what the searching player would at the same positions.
+
+A study file (``docs/studies.md``) runs on the experiments' machinery, which
+builds on this package: `experiments.report.run_study` runs it, since
+the simulator never imports the experiments.
 """
 
 from typing import Any
@@ -21,7 +24,7 @@ from sim import cards, provenance, rules
 __all__ = [
     "GAME_COLUMNS", "Position", "RESULT_COLUMNS", "ROUND_COLUMNS", "__version__", "advise", "agreement", "analyse",
     "best_openings", "cards", "game_summary", "load", "odds", "play_traced", "review", "rollout", "rules",
-    "search_effort", "simulate", "study",
+    "search_effort", "simulate",
 ]
 
 # A source tree that was never installed still gives a version number (``rami --version``).
@@ -64,10 +67,10 @@ def __getattr__(name: str) -> Any:
 
         return review
     if name == "study":
-        # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the simulator.
-        import experiments.study
-
-        return experiments.study.run_study
+        # A study runs on the experiments' machinery (designs, intervals, the report), which builds on the
+        # simulator: the call goes from the experiments down, never from here up.
+        raise AttributeError("sim.study is experiments.report.run_study: a study runs on the experiments' machinery, "
+                             "which the simulator never imports")
     if name == "agreement":
         from sim import agreements
 

@@ -97,12 +97,12 @@ def _summary(folder: Path) -> dict:
 
 
 def test_a_study_loses_a_worker_and_ends_with_the_local_data_and_findings(cluster, tmp_path):
-    from experiments import study as study_lib
+    from experiments import report
 
     (tmp_path / "s.toml").write_text(STUDY, encoding="utf-8")
-    local = study_lib.run_study(tmp_path / "s.toml", tmp_path / "local", workers=1)
+    local = report.run_study(tmp_path / "s.toml", tmp_path / "local", workers=1)
     tick, killed = killer(cluster)
-    remote = study_lib.run_study(tmp_path / "s.toml", tmp_path / "dask", scheduler=cluster, progress=tick)
+    remote = report.run_study(tmp_path / "s.toml", tmp_path / "dask", scheduler=cluster, progress=tick)
     assert killed, "no worker was killed"
     assert remote.conclusions == local.conclusions
     a, b = tmp_path / "local" / "s" / "seed-1", tmp_path / "dask" / "s" / "seed-1"

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import sim
-from experiments import study as study_lib
+from experiments import report
 from sim.analysis import write_html
 from sim.analysis.page import write_review_html
 from sim.game_record import parse_record, write_record
@@ -65,7 +65,7 @@ def hostile_study(tmp_path_factory) -> Path:
     file.write_text(f"title = {_toml_string(' '.join(HOSTILE))}\nabout = {_toml_string(chr(10).join(HOSTILE))}\n"
                     f"game = \"basic\"\nseeds = [1, 2]\ngames = 2\n\n[arms]\n{arms}\n", encoding="utf-8")
     edition = folder / "edition"
-    study_lib.run_study(file, out=edition, games=2, workers=1)
+    report.run_study(file, out=edition, games=2, workers=1)
     return edition
 
 

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 import experiments
 import sim
-from experiments import design
+from experiments import design, report
 from experiments import study as S
 from sim.cli import main
 from sim.intervals import contrast_estimate, paired_difference
@@ -159,7 +159,7 @@ def test_a_small_study_runs_from_its_file_to_datasets_a_summary_and_a_page_in_th
 
 def test_the_gallerys_study_reproduces_the_expert_vs_greedy_experiments_paired_comparison():
     """``expert_in_its_seat.toml`` is the experiment's design: the same rows, the same estimate and interval."""
-    ours = S.run_study(GALLERY[[p.stem for p in GALLERY].index("expert_in_its_seat")], games=16, workers=2)
+    ours = report.run_study(GALLERY[[p.stem for p in GALLERY].index("expert_in_its_seat")], games=16, workers=2)
     experiment = experiments.load("expert_vs_greedy")
     theirs = experiment.run(experiment.config(games=16, seed=1, workers=2))
     mine = next(f for f in ours.findings if f.arms == ("expert", "greedy") and f.metric == "points per round")
@@ -186,7 +186,7 @@ players = [2, 3]
 
 
 def test_a_two_factor_sweep_reports_each_effect_and_the_interaction_with_intervals_and_a_heat_map(tmp_path):
-    results = S.run_study(S.read_study(write(tmp_path, SWEEP, "sweep.toml")), out=tmp_path / "reports", workers=2)
+    results = report.run_study(S.read_study(write(tmp_path, SWEEP, "sweep.toml")), out=tmp_path / "reports", workers=2)
     found = results.findings
     cell = {}
     for extra in (0, 20):
@@ -211,7 +211,7 @@ def test_a_one_factor_sweep_draws_the_effect_curve_and_python_measures_join_the_
             "arms": {"expert": {"focal": "expert", "field": "greedy"},
                      "policy": {"focal": "expert:jokers={jokers}", "field": "greedy"}},
             "sweep": {"jokers": [0, 2]}}
-    results = sim.study(spec, out=tmp_path, measures={"cards left per round": pl.col("cards_left")}, workers=2)
+    results = report.run_study(spec, out=tmp_path, measures={"cards left per round": pl.col("cards_left")}, workers=2)
     metrics = {f.metric for f in results.findings}
     assert metrics == {"points per round", "cards left per round"}
     assert (tmp_path / "jokers" / "figures" / "sweep.png").exists()
@@ -222,11 +222,11 @@ def test_a_one_factor_sweep_draws_the_effect_curve_and_python_measures_join_the_
 def test_the_independent_design_deals_each_arm_its_own_games_and_compares_them_unpaired():
     spec = {"name": "apart", "design": "independent", "games": 10, "seeds": [1],
             "arms": {"a": ["greedy", "greedy"], "b": ["greedy", "greedy"]}}
-    results = S.run_study(spec, workers=2)
+    results = report.run_study(spec, workers=2)
     diff = next(f for f in results.findings if len(f.arms) == 2 and f.metric == "points per round")
     # The same strategy on other deals: a difference, unpaired (no variance ratio), of chance alone.
     assert diff.estimate.estimate != 0 and diff.estimate.variance_ratio != diff.estimate.variance_ratio
-    common = S.run_study({**spec, "design": "common"}, workers=2)
+    common = report.run_study({**spec, "design": "common"}, workers=2)
     same = next(f for f in common.findings if len(f.arms) == 2 and f.metric == "points per round")
     assert same.estimate.estimate == 0
 
@@ -246,7 +246,7 @@ def test_a_contrast_of_two_ratios_is_the_paired_difference_interval_included():
 def test_a_precision_target_adds_games_until_the_headline_interval_is_narrow_enough():
     spec = {"name": "precise", "games": 6, "seeds": [1], "precision": 4.0, "max_games": 60,
             "arms": {"greedy": ["greedy", "greedy"], "expert": ["expert", "greedy"]}}
-    results = S.run_study(spec, workers=2)
+    results = report.run_study(spec, workers=2)
     head = next(f for f in results.findings if f.headline)
     played = results.runs[0].provenance["games"]
     assert played > 6, "six games cannot give a 4-point interval: the study should have grown"
@@ -261,7 +261,7 @@ def test_a_conditioned_study_plays_accepted_deals_and_reports_the_acceptance_rat
                      "waits": {"focal": "greedy:open_extra=20", "field": "greedy"}}}
     study = S.read_study(spec)
     assert (study.design, study.rounds) == ("common", "first")
-    results = S.run_study(study, workers=2)
+    results = report.run_study(study, workers=2)
     rate = next(f for f in results.findings if f.metric == S.ACCEPTED)
     direct = deals.sample("rami51", "jokers(0) >= 1", 12, seed=2, players=3)
     assert rate.estimate.estimate == pytest.approx(direct.accepted / direct.dealt)
@@ -285,7 +285,7 @@ def test_a_study_with_held_cards_reports_their_exact_chance_times_the_rest_measu
     spec = {"name": "sevens", "players": 3, "games": 12, "seeds": [2], "condition": text,
             "arms": {"greedy": {"focal": "greedy", "field": "greedy"},
                      "waits": {"focal": "greedy:open_extra=20", "field": "greedy"}}}
-    results = S.run_study(S.read_study(spec), workers=2)
+    results = report.run_study(S.read_study(spec), workers=2)
     rate = next(f for f in results.findings if f.metric == S.ACCEPTED)
     rest = next(f for f in results.findings if f.metric == S.REST_ACCEPTED)
     direct = deals.sample("rami51", text, 12, seed=2, players=3)

@@ -327,7 +327,7 @@ def study_command(file, quick, games, out, quiet, workers) -> None:
     an error names the file's line. The games are written batch by batch:
     stopped by Ctrl-C or killed, the same command plays only the rest.
     """
-    from experiments import study as study_lib
+    from experiments import report
 
     study, out = check_study(file, quick, games, out)
     kept = lambda: f"the finished batches are kept in {out / study.name}; the same command plays only the rest"  # noqa: E731
@@ -335,8 +335,8 @@ def study_command(file, quick, games, out, quiet, workers) -> None:
         bar, update = _bar(quiet)
         try:
             with bar:
-                results = study_lib.run_study(study, out, quick, games, workers=workers,
-                                              progress=lambda s, d, t: update(d, t, f"{study.name} seed {s}"))
+                results = report.run_study(study, out, quick, games, workers=workers,
+                                           progress=lambda s, d, t: update(d, t, f"{study.name} seed {s}"))
         except (ValueError, NotImplementedError) as exc:
             raise click.ClickException(in_option_words(str(exc), {"games": "--games"})) from exc
     click.echo(study.title)
