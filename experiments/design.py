@@ -622,7 +622,9 @@ def check_config(experiment: Experiment, config: Config) -> None:
     Each key is checked alone when the config is made; this checks them
     together, as the run would meet them: every table of every part (a
     ruleset with its number of seats, each seat's strategy, a condition's
-    seats) against its game, and a ladder's players. A ``ValueError`` (or
+    seats) against its game, and the checks of a part that has its own
+    (its ``check()``, such as a ladder's players: the framework calls the
+    part, never the experiment's module). A ``ValueError`` (or
     ``TypeError``) names the knob or the strategy.
     """
     from sim import deals
@@ -636,10 +638,9 @@ def check_config(experiment: Experiment, config: Config) -> None:
             check_information(chosen)
             if condition is not None:
                 deals.Condition(condition).check(r)
-        if isinstance(getattr(part, "players", None), tuple) and isinstance(getattr(part, "game", None), str):
-            from experiments import ladder  # a strength ladder's part: the ladder's own checks
-
-            ladder.check(list(part.players), part.game)
+        own_checks = getattr(part, "check", None)  # a part with checks of its own (a strength ladder's players)
+        if own_checks is not None:
+            own_checks()
 
 
 # ---------------------------------------------------------------- storage

@@ -178,6 +178,10 @@ class LadderPart:
     def name(self) -> str:
         return self.game
 
+    def check(self) -> None:
+        """Refuse, playing nothing, what the ladder would refuse of its players (:func:`experiments.ladder.check`)."""
+        ladder.check(list(self.players), self.game)
+
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
         deals = first_game + n_games if self.deals is None else self.deals
