@@ -53,7 +53,7 @@ from matplotlib.figure import Figure
 import sim
 from experiments import design, plots, stats
 from experiments.design import Finding, Results
-from sim import provenance, rules, store
+from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import Step, analyse_step, walk
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
 
@@ -239,7 +239,7 @@ class DecisionsPart:
         run = provenance.run_record("analysed decisions of bot games", store.now(), first_game, n_games,
                                     GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,
-                   lambda first, count: decisions(self.config, first, count), progress, warm=("positions",))
+                   lambda first, count: decisions(self.config, first, count), progress, warm=(ahead.warm_up("positions"),))
 
     def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
         return store.load(folder, "positions").filter(pl.col("game") < n_games)

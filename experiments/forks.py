@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 import sim
 from experiments import design, plots, stats, wording
 from experiments.design import Finding
-from sim import provenance, rules, store
+from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import decision_of
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
 from sim.position import Position
@@ -259,7 +259,7 @@ class PositionsPart:
                                     first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,
                    lambda first, count: {"positions": positions(self.fork, self.config, first, count)}, progress,
-                   warm=("positions",))
+                   warm=(ahead.warm_up("positions"),))
 
     def rows(self, folder: Path, n_games: int) -> pl.LazyFrame:
         return store.load(folder, "positions").filter(pl.col("game") < n_games)

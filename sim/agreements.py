@@ -30,7 +30,6 @@ interval of :func:`sim.intervals.ratio_interval` (kept within 0 and 1).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -40,7 +39,7 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
-from sim import distributed
+from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.analyse import KINDS, walk
 from sim.api import play_traced, resolve, ruleset_label
@@ -345,8 +344,7 @@ def agreement(
     # One piece a game: a game's figures depend on its seed and index alone, so any split gives the same share.
     parts = distributed.run_pieces(_one_game, [(r, chosen, judge, focal, int(seed), i, max_rounds)
                                                for i in range(games)], workers,
-                                   warm=(("group", "positions"), functools.partial(distributed.warm_group,
-                                                                                   "positions")))
+                                   warm=ahead.warm_up("positions"))
     rows = [row for part, _ in parts for row in part]
     decisions = pl.DataFrame(rows, schema=DECISION_SCHEMA)
     return Agreement(

@@ -23,6 +23,7 @@ core.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import subprocess
@@ -40,21 +41,23 @@ log = logging.getLogger(__name__)
 
 def _searching() -> None:
     """The searching game loop (:func:`sim.search_effort` and a simulation with a ``search`` seat play it)."""
-    import sim
+    from sim.api import simulate
 
-    sim.simulate("rami51", ["search:trials=2", "expert", "expert", "expert"], n_games=1, workers=1, max_rounds=1)
+    simulate("rami51", ["search:trials=2", "expert", "expert", "expert"], n_games=1, workers=1, max_rounds=1)
 
 
 def _positions() -> None:
     """A traced game, a position taken from it, its playouts and a game's analysis (the forks, ``sim.analyse``)."""
-    import sim
+    from sim.api import play_traced
+    from sim.position import Position
+    from sim.rollouts import rollout
 
-    events = sim.play_traced("rami51", ["expert"] * 4, seed=0, game=0)
+    events = play_traced("rami51", ["expert"] * 4, seed=0, game=0)
     for index in range(1, len(events)):
-        position = sim.Position.from_trace(events, index)
+        position = Position.from_trace(events, index)
         if len(position.legal_choices()) >= 2:
             position.step()
-            sim.rollout(position, n=2, workers=1)
+            rollout(position, n=2, workers=1)
             return
 
 
@@ -72,6 +75,19 @@ experiments against one): while the second process still compiles the
 searching game, the report plays the forks and the bot's losses instead of
 waiting for their entries with nothing left to play.
 """
+
+
+def warm_group(name: str) -> None:
+    """Compile or load the group of entries ``name`` of :data:`WARM_UPS` (``"positions"``, ``"searching"``)."""
+    WARM_UPS[name]()
+
+
+def warm_up(name: str) -> tuple[tuple[str, str], Callable[[], None]]:
+    """The warm-up of the group ``name`` a cluster's workers run before their first piece
+    (:meth:`sim.distributed.Cluster.warm`): its key and the picklable call."""
+    if name not in WARM_UPS:
+        raise ValueError(f"unknown group of entries {name!r}; known: {sorted(WARM_UPS)}")
+    return ("group", name), functools.partial(warm_group, name)
 
 
 class Ahead:

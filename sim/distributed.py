@@ -57,7 +57,7 @@ from typing import Any
 
 __all__ = [
     "Cluster", "ClusterError", "check_address", "connect", "current", "on_cluster", "run_pieces", "session",
-    "warm_group", "warmed",
+    "warmed",
     "worker_state",
 ]
 
@@ -92,7 +92,6 @@ def worker_state() -> dict[str, Any]:
     batch, whatever the number of batches), ``cache_misses`` the times it was
     compiled instead of loaded from numba's cache.
     """
-    import sim
     from sim.engine import play as E
     from sim.provenance import package_version
     from sim.rules import RULES_VERSION
@@ -102,7 +101,7 @@ def worker_state() -> dict[str, Any]:
         "pid": os.getpid(),
         "package_version": package_version(),
         "rules_version": RULES_VERSION,
-        "sim": os.path.dirname(os.path.abspath(sim.__file__)),
+        "sim": os.path.dirname(os.path.abspath(__file__)),  # this module's folder: the package's
         "compiled": len(E.play_batch.overloads),
         "cache_hits": sum(stats.cache_hits.values()),
         "cache_misses": sum(stats.cache_misses.values()),
@@ -125,12 +124,6 @@ def _warm_up(key: Any, work: Callable[[], Any]) -> int:
         _WARMED.add(key)
     return os.getpid()
 
-
-def warm_group(name: str) -> None:
-    """Compile or load a group of entries of :data:`sim.ahead.WARM_UPS` (``"positions"``, ``"searching"``)."""
-    from sim import ahead
-
-    ahead.WARM_UPS[name]()
 
 
 class Cluster:

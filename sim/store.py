@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import io
 import json
 import logging
@@ -710,7 +709,7 @@ def fill(
     batch_size: int,
     play: Callable[[int, int], dict[str, pl.DataFrame]],
     progress: Callable[[int], None] | None = None,
-    warm: Sequence[str] = (),
+    warm: Sequence[tuple[Any, Callable[[], Any]]] = (),
 ) -> Dataset:
     """Play the games of ``first_game .. first_game + n_games - 1`` not yet in the dataset at ``path``, batch by batch.
 
@@ -733,11 +732,11 @@ def fill(
         one table must have the same columns.
     progress : callable, optional
         Called with the games found on disk, then with each batch's games.
-    warm : sequence of str
+    warm : sequence of (key, call)
         Inside a cluster's session (:func:`sim.distributed.session`), the
         batches are played on its workers (``play`` is sent to them, so it
-        must pickle), and each worker compiles or loads these groups of
-        entries (:data:`sim.ahead.WARM_UPS`: the ones ``play`` uses) before
+        must pickle), and each worker runs these warm-ups (such as
+        :func:`sim.ahead.warm_up`'s, for the entries ``play`` uses) before
         the first batch.
 
     Returns
@@ -757,8 +756,8 @@ def fill(
         todo = writer.missing(first_game, n_games, batch_size)
         found = n_games - sum(count for _, count in todo)
         if cluster is not None and todo:
-            for name in warm:
-                cluster.warm(("group", name), functools.partial(distributed.warm_group, name))
+            for key, work in warm:
+                cluster.warm(key, work)
         if progress:
             progress(found)
         if cluster is not None:

@@ -43,7 +43,6 @@ its ``event`` is the index of the event that follows it.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from sim import distributed
+from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
 from sim.position import Position
@@ -404,8 +403,7 @@ def analyse(
         pieces = [(events, tuple(wanted[i:i + share]), trials, mode, seed, marks, workers, width, batch)
                   for i in range(0, len(wanted), share)]
         parts = distributed.run_pieces(analyse_steps, pieces,
-                                       warm=(("group", "positions"), functools.partial(distributed.warm_group,
-                                                                                       "positions")))
+                                       warm=ahead.warm_up("positions"))
         decisions = [d for part in parts for d in part]
     lower = rules_lib.better_points(ruleset.game) == "lower"
     return Analysis(events=tuple(events), seats=chosen, mode=mode, trials=trials, seed=seed, thresholds=marks,
