@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -52,7 +53,11 @@ from sim.engine import rollout as RK
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
-from sim.position import Position
+
+if TYPE_CHECKING:
+    # Only named: a rollout plays on from a position through its public calls (kernel_state, choice_codes,
+    # copy), so that the position, which reads the known cards from here, is not imported back at run time.
+    from sim.position import Position
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
@@ -253,7 +258,7 @@ def rollout(
     -------
     Rollout
     """
-    if not isinstance(position, Position):
+    if not all(callable(getattr(position, call, None)) for call in ("kernel_state", "choice_codes", "copy")):
         raise TypeError(f"position must be a sim.Position (e.g. sim.Position.from_trace(events, index)), "
                         f"got {type(position).__name__} {position!r:.60}")
     for name, value in (("choices", choices), ("strategies", strategies)):
