@@ -20,6 +20,7 @@ import statistics
 import time
 
 import sim
+from sim.modes import MODES
 from sim.position import Position
 from sim.rollouts import rollout
 
@@ -49,7 +50,7 @@ def main() -> None:
     print(f"position: seat {root.seat}, round {root.round}, turn {root.turn}, {root.decision}; hand "
           f"{root.hand(root.seat)}; {len(choices)} choices")
     rollout(root, n=4, workers=1)  # compile (cached after)
-    for mode in ("belief", "clairvoyant"):
+    for mode in MODES:
         times = []
         for _ in range(args.repeat):
             start = time.perf_counter()

@@ -56,6 +56,7 @@ from experiments.design import Finding, Results
 from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import Step, analyse_step, walk
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
+from sim.modes import BELIEF, MODES
 
 TITLE = "Where do the bots lose points: which of their decisions cost the most?"
 
@@ -98,7 +99,7 @@ class Config(design.Config):
     rounds: int = 2
     trials: int = 200
     width: float = 3.0
-    mode: str = "belief"
+    mode: str = BELIEF
     ruleset: str = "rami51"
     players: int = 4
 
@@ -110,7 +111,7 @@ class Config(design.Config):
             ("rounds", self.rounds >= 1, "at least 1"),
             ("trials", self.trials >= 2, "at least 2 (an interval needs two trials)"),
             ("width", self.width > 0, "a positive number of points"),
-            ("mode", self.mode in ("belief", "clairvoyant"), "belief or clairvoyant"),
+            ("mode", self.mode in MODES, " or ".join(MODES)),
             ("players", 2 <= self.players <= 6, "from 2 to 6"),
             ("precision", self.precision is None, "unset: this experiment has no sequential mode"),
         ]

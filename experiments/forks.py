@@ -47,13 +47,13 @@ from experiments.design import Finding
 from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import decision_of
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
+from sim.modes import BELIEF, MODES
 from sim.position import Position
 from sim.rollouts import Rollout
 
 __all__ = ["POSITION_COLUMNS", "Fork", "ForkConfig", "PositionsPart", "breakdown_findings", "collect", "experiment",
            "game_level", "page_blocks", "positions", "went_out_this_turn"]
 
-MODES = ("belief", "clairvoyant")
 HEADLINE = "round points at the fork"
 OUT_RATE = "going-out rate at the fork"
 LEVEL = "round points after the choice"
@@ -85,7 +85,7 @@ class ForkConfig(design.Config):
     games: int = 100
     per_game: int = 2
     trials: int = 400
-    mode: str = "belief"
+    mode: str = BELIEF
     ruleset: str = "rami51"
     players: int = 4
     strategy: str = "greedy"

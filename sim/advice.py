@@ -28,6 +28,7 @@ from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
+from sim.modes import BELIEF, CLAIRVOYANT, MODES
 from sim.position import Position
 from sim.rollouts import Rollout
 from sim.rollouts import rollout as rollout_position
@@ -443,7 +444,7 @@ def _is_view(source: Any) -> bool:
     return isinstance(source, (str, SeatView, dict))
 
 
-def position_of(source: Position | SeatView | str | dict[str, Any], mode: str = "belief",
+def position_of(source: Position | SeatView | str | dict[str, Any], mode: str = BELIEF,
                 strategies: Sequence[str | strategy_lib.Strategy] | None = None) -> Position:
     """``source`` as a position: a :class:`Position` as it is, or one typed in the seat view notation (its
     text, a :class:`SeatView` or its JSON form) built by :meth:`Position.from_view` with ``strategies``
@@ -458,13 +459,13 @@ def position_of(source: Position | SeatView | str | dict[str, Any], mode: str = 
     if not _is_view(source):
         raise TypeError(f"position must be a sim.Position (e.g. sim.Position.from_trace(events, index)) or a "
                         f"position typed in the seat view notation, got {type(source).__name__} {source!r:.60}")
-    if mode == "clairvoyant":
+    if mode == CLAIRVOYANT:
         raise ValueError("mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
     return Position.from_view(source, strategies=strategies)
 
 
 def rollout(position: Position | SeatView | str | dict[str, Any], choices: Sequence[str] | None = None,
-            n: int = 1000, mode: str = "belief", strategies: Sequence[str | strategy_lib.Strategy] | None = None,
+            n: int = 1000, mode: str = BELIEF, strategies: Sequence[str | strategy_lib.Strategy] | None = None,
             **options: Any) -> Rollout:
     """:func:`sim.rollouts.rollout` of a position or of a position typed in the seat view notation (see
     :func:`position_of`: belief mode only, and the playouts of ``strategies``, default ``expert`` at every
@@ -521,14 +522,14 @@ def _advise_view(source: SeatView | str | dict[str, Any], strategy: str | strate
     except ViewError as exc:
         raise exc.located(text) if text is not None else exc from None
     position = position_of(view, mode, [strategy] * view.players)
-    result = rollout_position(position, n=int(trials), mode="belief", seed=rollout_seed, width=width)
+    result = rollout_position(position, n=int(trials), mode=BELIEF, seed=rollout_seed, width=width)
     return PositionAdvice(view=view, position=format_view(view), strategies=tuple(s.name for s in position.strategies),
                           rollout=result)
 
 
 def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], index: int | None = None,
            strategy: str | strategy_lib.Strategy = "expert", rollouts: int | None = None, rollout_seed: int = 0,
-           mode: str = "belief", width: float | None = None) -> Advice | PositionAdvice:
+           mode: str = BELIEF, width: float | None = None) -> Advice | PositionAdvice:
     """What ``strategy`` plays at the start of the turn containing event ``index`` of a trace, and why; or, for
     a position typed in the seat view notation, every legal choice ranked by belief rollouts.
 
@@ -581,7 +582,7 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         if index is not None:
             raise ValueError("a typed position is one decision: give no index")
         return _advise_view(source, strategy, rollouts, rollout_seed, mode, width)
-    if mode != "belief" or width is not None:
+    if mode != BELIEF or width is not None:
         raise ValueError("mode and width are for a typed position; a trace's turn is rolled out with rollouts=N")
     if index is None:
         raise ValueError("index must name an event of the trace (a deal or an event of a turn)")
@@ -654,7 +655,7 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         discards = _discard_options(at_discard, seat, thrown, advised, r)
         if rollouts:
             rolled = tuple(rollout_position(at_discard, n=rollouts, mode=mode, seed=rollout_seed)
-                           for mode in ("belief", "clairvoyant"))
+                           for mode in MODES)
 
     return Advice(
         seat=seat, round=rnd, turn=turn, index=int(index), start=start,

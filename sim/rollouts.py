@@ -53,6 +53,7 @@ from sim.engine import rollout as RK
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
+from sim.modes import BELIEF, CLAIRVOYANT
 
 if TYPE_CHECKING:
     # Only named: a rollout plays on from a position through its public calls (kernel_state, choice_codes,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
-_MODES = {"belief": RK.MODE_BELIEF, "clairvoyant": RK.MODE_CLAIRVOYANT}
+_MODES = {BELIEF: RK.MODE_BELIEF, CLAIRVOYANT: RK.MODE_CLAIRVOYANT}
 _NO_LEAN = np.zeros((0, cardlib.N_CODES), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
 
 
@@ -114,7 +115,7 @@ class Rollout:
 
     def __str__(self) -> str:
         better = "lower" if self.lower_is_better else "higher"
-        trial = "a re-deal and a future" if self.mode == "belief" else "a future of the true deal"
+        trial = "a re-deal and a future" if self.mode == BELIEF else "a future of the true deal"
         lines = [f"Rollout of seat {self.seat}'s {self.decision} ({self.mode}, {self.trials} trials, seed {self.seed};"
                  f" round points, {better} is better; 95% intervals over trials, each {trial}; {self.method})"]
         for c in self.choices:
@@ -224,7 +225,7 @@ def rollout(
     position: Position,
     choices: Sequence[str] | None = None,
     n: int = 1000,
-    mode: str = "belief",
+    mode: str = BELIEF,
     strategies: Sequence[str | strategy_lib.Strategy] | None = None,
     seed: int = 0,
     width: float | None = None,
@@ -289,7 +290,7 @@ def rollout(
     codes = np.array([table[c] for c in wanted], dtype=np.int64)
     k = len(wanted)
     seat = root.seat
-    known = known_cards(root) if mode == "belief" else np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
+    known = known_cards(root) if mode == BELIEF else np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
     points = np.full((k, n), np.nan)
     raw = np.zeros((k, n, MAX_SEATS), dtype=np.int64)
     out = np.zeros((k, n), dtype=np.bool_)

@@ -372,3 +372,46 @@ def test_a_lazy_cycle_is_found_and_a_typing_import_is_not(tmp_path):
     (package / "side.py").write_text("import sim.named\n")
     assert import_cycles(tmp_path, ("sim",)) == [["sim.high", "sim.low"]]
     assert import_cycles(tmp_path, ("sim",), frozenset({("sim.low", "sim.high")})) == []
+
+
+# ------------------------------------------------------ words with one owner
+
+# A word the code compares or passes as a value, with the one module that may write it; every other
+# module imports the owner's name for it, so that a renamed or added value cannot miss a copy.
+OWNED_WORDS = {
+    "belief": "sim/modes.py",
+    "clairvoyant": "sim/modes.py",
+}
+
+
+def owned_words(path: Path) -> list[str]:
+    """``file:line word`` of every string constant of :data:`OWNED_WORDS` in ``path``'s code.
+
+    Docstrings, comments and the names listed in ``__all__`` (``strategies.clairvoyant`` is a
+    function) are prose, not values; a message that quotes a word inside a longer string is too.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    prose: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        for stmt in body if isinstance(body, list) else []:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                prose.add(id(stmt.value))
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            prose.update(id(inner) for inner in ast.walk(node.value))
+    return [f"{path.relative_to(ROOT)}:{node.lineno} {node.value}" for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in OWNED_WORDS
+            and id(node) not in prose and path != ROOT / OWNED_WORDS[node.value]]
+
+
+def test_no_owned_word_outside_its_owner():
+    found = [hit for path in PACKAGE_FILES for hit in owned_words(path)]
+    assert found == [], f"written out instead of imported from their owners ({OWNED_WORDS}): {found}"
+
+
+def test_an_owned_word_is_found(tmp_path, monkeypatch):
+    fake = tmp_path / "probe.py"
+    fake.write_text('"""mode "belief" in a docstring is prose."""\n__all__ = ["clairvoyant"]\n'
+                    'def f(mode="belief"):\n    return mode == "clairvoyant" or f"--mode clairvoyant: {mode}"\n')
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert owned_words(fake) == ["probe.py:3 belief", "probe.py:4 clairvoyant"]

@@ -53,6 +53,7 @@ import numpy as np
 from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
+from sim.modes import BELIEF, MODES
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
 from sim.seat_view import format_view
@@ -69,7 +70,6 @@ DEFAULT_TRIALS = 500
 DEFAULT_BATCH = 50
 DEFAULT_WIDTH = 2.0
 
-_MODES = ("belief", "clairvoyant")
 _LAYINGS = ("open", "meld", "add", "recover")
 
 
@@ -238,14 +238,14 @@ def check_budget(thresholds: Mapping[str, float] | None, trials: int, workers: i
     seed = _whole("seed", seed, 0)
     if seed >= 2**63:
         raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
-    if mode not in _MODES:
-        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if width is not None and (isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0):
         raise ValueError(f"width must be a positive number of points or None, got {width!r}")
     return _check_thresholds(thresholds), trials, workers, batch, seed
 
 
-def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = "belief", seed: int = 0,
+def analyse_step(step: Step, trials: int = DEFAULT_TRIALS, mode: str = BELIEF, seed: int = 0,
                  thresholds: Mapping[str, float] | None = None, workers: int = 2, width: float | None = DEFAULT_WIDTH,
                  batch: int = DEFAULT_BATCH) -> Decision:
     """One decision of :func:`walk` valued as :func:`analyse` values it (the arguments are :func:`analyse`'s).
@@ -332,7 +332,7 @@ def analyse(
     events: Sequence[Mapping[str, Any]],
     seats: Sequence[int] | int | None = None,
     trials: int = DEFAULT_TRIALS,
-    mode: str = "belief",
+    mode: str = BELIEF,
     seed: int = 0,
     thresholds: Mapping[str, float] | None = None,
     workers: int = 2,

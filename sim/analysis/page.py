@@ -37,6 +37,7 @@ from sim import cards as cardlib
 from sim import markup
 from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.game_record import Entry, GameRecord, SeenStep, seen_steps
+from sim.modes import BELIEF
 from sim.rules.facts import better_points
 from sim.rules.replay import TableState, replay_states
 from sim.seat_view import read_move
@@ -212,7 +213,7 @@ def page_data(source: Analysis | Sequence[dict[str, Any]]) -> dict[str, Any]:
             steps[step]["to_move"] = d.seat
     return {"players": events[0]["players"], "strategies": list(events[0]["strategies"]), "seat": None,
             "steps": steps, "decisions": decisions,
-            "view": "belief" if analysis is not None and analysis.mode == "belief" else "all"}
+            "view": BELIEF if analysis is not None and analysis.mode == BELIEF else "all"}
 
 
 def to_html(source: Analysis | Sequence[dict[str, Any]]) -> str:

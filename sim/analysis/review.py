@@ -35,6 +35,7 @@ from sim.analysis.analyse import DEFAULT_BATCH, DEFAULT_TRIALS, DEFAULT_WIDTH, S
 from sim.analysis.decisions import Analysis
 from sim.engine.state import G_TURN, S_FIRST_LAY, S_TURNS
 from sim.game_record import GameRecord, RecordError, SeatPoint, parse_record, seat_decisions, with_decision
+from sim.modes import BELIEF
 from sim.position import Position
 from sim.seat_view import SeatView, ViewError, default_laid, read_move, turn_start
 
@@ -196,9 +197,9 @@ def review(
         record = parse_record(record)
     if not isinstance(record, GameRecord):
         raise TypeError(f"record must be a record's text or a GameRecord, got {type(record).__name__}")
-    marks, trials, workers, batch, seed = check_budget(thresholds, trials, workers, batch, seed, "belief", width)
-    decisions = [analyse_step(step, trials, "belief", seed, marks, workers, width, batch)
+    marks, trials, workers, batch, seed = check_budget(thresholds, trials, workers, batch, seed, BELIEF, width)
+    decisions = [analyse_step(step, trials, BELIEF, seed, marks, workers, width, batch)
                  for step in record_steps(record, strategies)]
     lower = rules_lib.better_points(record.ruleset.game) == "lower"
-    return Analysis(events=(), seats=(record.seat,), mode="belief", trials=trials, seed=seed, thresholds=marks,
+    return Analysis(events=(), seats=(record.seat,), mode=BELIEF, trials=trials, seed=seed, thresholds=marks,
                     lower_is_better=lower, decisions=tuple(decisions))

@@ -19,6 +19,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.modes import BELIEF, CLAIRVOYANT, MODES
 
 
 def check_advise(ruleset: str, overrides: tuple[str, ...], seat_names: str | None, index: int | None,
@@ -43,7 +44,7 @@ def check_position_advice(given: list[str], rollouts: int, mode: str) -> None:
     game (``given`` lists those typed) and belief mode only."""
     if given:
         raise BadValue(f"--position is the position advised: {', '.join(given)} cannot go with it")
-    if mode == "clairvoyant":
+    if mode == CLAIRVOYANT:
         raise BadValue("--mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
     if rollouts == 0:
         raise BadValue("--rollouts 0: a typed position is advised by its rollouts; give at least 1 trial")
@@ -83,7 +84,7 @@ def advise_position(value: str, strategy: str, rollouts: int | None, rollout_see
                    "clairvoyant mode. With --position: the trials per choice.")
 @click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the rollouts.")
-@click.option("--mode", type=click.Choice(["belief", "clairvoyant"]), default="belief", show_default=True,
+@click.option("--mode", type=click.Choice(list(MODES)), default=BELIEF, show_default=True,
               help="With --position: belief only (a typed position knows no hidden card; clairvoyant is refused).")
 @click.option("--width", type=Number(min=0, min_open=True), default=None,
               help="With --position: stop once every difference's 95% interval is narrower than this many points.")
@@ -120,7 +121,7 @@ def advise_command(ctx, ruleset, overrides, seat_names, seed, game, position_val
             raise BadValue(exc.format_message().replace("--strategies", "--strategy")) from None
         advise_position(position_value, advised_strategy, rollouts, rollout_seed, width, use_ascii, as_json)
         return
-    if mode != "belief" or width is not None:
+    if mode != BELIEF or width is not None:
         raise BadValue("--mode and --width go with --position; a traced turn is rolled out with --event and "
                        "--rollouts")
     rollouts = rollouts or 0

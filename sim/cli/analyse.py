@@ -21,6 +21,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.modes import BELIEF, MODES
 
 # The analysis defaults, written here too so that `rami analyse --help` and the checks do not load the engine; a
 # test holds them equal to sim.analysis's.
@@ -147,7 +148,7 @@ def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | No
 @click.option("--width", type=Number(min=0, min_open=True), default=DEFAULT_WIDTH, show_default=True,
               help="Stop a decision's rollout once every difference's 95% interval is narrower than this many "
                    "points (clear decisions stop after a batch or two).")
-@click.option("--mode", type=click.Choice(["belief", "clairvoyant"]), default="belief", show_default=True,
+@click.option("--mode", type=click.Choice(list(MODES)), default=BELIEF, show_default=True,
               help="belief: re-deal what the seat could not see; clairvoyant: keep the true hidden cards.")
 @click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the rollouts' re-deals and futures.")

@@ -19,6 +19,7 @@ from sim.cli.common import (
     main,
     traced_game_options,
 )
+from sim.modes import BELIEF
 
 _GAME_OPTIONS = (("rules", "ruleset"), ("set", "overrides"), ("strategies", "seat_names"), ("seed", "seed"),
                  ("game", "game"), ("max-rounds", "max_rounds"))
@@ -93,7 +94,7 @@ def review_command(record_path, trials, width, rollout_seed, marks, workers, htm
     from sim.game_record import RecordError, parse_record
 
     try:
-        check_budget(thresholds, trials, workers, 1, rollout_seed, "belief", width)
+        check_budget(thresholds, trials, workers, 1, rollout_seed, BELIEF, width)
     except ValueError as exc:
         raise BadValue(f"--mark: {exc}") from None
     if html_path is not None:

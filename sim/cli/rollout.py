@@ -16,6 +16,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.modes import BELIEF, CLAIRVOYANT, MODES
 
 
 def read_position(value: str, mode: str) -> tuple[object, str]:
@@ -24,10 +25,10 @@ def read_position(value: str, mode: str) -> tuple[object, str]:
     from sim.advice import position_of
     from sim.seat_view import ViewError
 
-    if mode == "clairvoyant":
+    if mode == CLAIRVOYANT:
         raise BadValue("--mode clairvoyant: a typed position knows no hidden card; only belief rollouts read it")
     try:
-        return position_of(position_text(value)), "belief"
+        return position_of(position_text(value)), BELIEF
     except ViewError as exc:
         raise BadValue(f"--position: {exc}") from None
 
@@ -42,7 +43,7 @@ def read_position(value: str, mode: str) -> tuple[object, str]:
                    "`rami advise` without --event lists them).")
 @click.option("--trials", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Trials per choice (the most, with --width).")
-@click.option("--mode", type=click.Choice(["belief", "clairvoyant", "both"]), default="both", show_default=True,
+@click.option("--mode", type=click.Choice([*MODES, "both"]), default="both", show_default=True,
               help="belief: re-deal what the seat cannot see; clairvoyant: keep the true hidden cards.")
 @click.option("--width", type=Number(min=0, min_open=True), default=None,
               help="Stop once every difference's 95% interval is narrower than this many points.")
@@ -67,7 +68,7 @@ def rollout_command(ruleset, overrides, seat_names, seed, game, position_text, i
             raise BadValue("--position and --event name two positions: give one")
         position, _ = read_position(position_text, mode)
         try:
-            results = [rollout(position, n=trials, mode="belief", seed=rollout_seed, width=width)]
+            results = [rollout(position, n=trials, mode=BELIEF, seed=rollout_seed, width=width)]
         except ValueError as exc:
             raise BadValue(f"--position: {exc}") from None
         return _show(position, results, use_ascii, as_json)
@@ -80,7 +81,7 @@ def rollout_command(ruleset, overrides, seat_names, seed, game, position_text, i
         raise BadValue(f"--event {index}: the trace has events 0 to {len(events) - 1}")
     try:
         position = Position.from_trace(events, index)
-        modes = ("belief", "clairvoyant") if mode == "both" else (mode,)
+        modes = MODES if mode == "both" else (mode,)
         results = [rollout(position, n=trials, mode=m, seed=rollout_seed, width=width) for m in modes]
     except ValueError as exc:
         raise BadValue(f"--event {index}: {exc}") from None
