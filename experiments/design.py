@@ -62,6 +62,7 @@ from experiments.stats import Estimate
 from sim import api, distributed
 from sim import provenance as provenance_lib
 from sim import rules
+from sim.checks import SEED_MAX
 
 __all__ = [
     "ANALYSIS_KEYS",
@@ -126,7 +127,7 @@ class Config:
     def __post_init__(self) -> None:
         checks = [
             ("games", self.games >= 2, "at least 2 (an interval needs two games)"),
-            ("seed", 0 <= self.seed < 2**64, "from 0 to 2**64 - 1"),
+            ("seed", 0 <= self.seed <= SEED_MAX, "from 0 to 2**64 - 1"),
             ("precision", self.precision is None or self.precision > 0, "a positive width"),
             ("max_games", self.max_games >= 2, "at least 2"),
             ("resamples", self.resamples >= 50, "at least 50"),

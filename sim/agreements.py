@@ -42,6 +42,7 @@ import strategies as strategy_lib
 from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.analyse import KINDS, walk
+from sim.checks import check_seed
 from sim.api import play_traced, resolve, ruleset_label
 from sim.intervals import ratio_interval
 from sim.position import Position
@@ -331,8 +332,7 @@ def agreement(
     workers = _whole("workers", workers, 1)
     if max_rounds is not None:
         max_rounds = _whole("max_rounds", max_rounds, 1)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
+    seed = check_seed(seed)
     focal = _check_seats(seats)
     r = rules_lib.as_ruleset(rules)
     r, table = _table(r, _name(strategy), None if field is None else

@@ -32,6 +32,7 @@ import polars as pl
 import strategies as strategy_lib
 from sim import batches, store
 # The result columns and the batch job are the batch module's; the API offers them as its own.
+from sim.checks import check_seed
 from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND_COLUMNS, game_summary
 from sim.engine import play as E
 from sim.engine import warm
@@ -103,9 +104,7 @@ def ruleset_label(r: Ruleset) -> str:
 
 
 def _check_seed(seed: Any) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
-    return int(seed)
+    return check_seed(seed)
 
 
 READY_ENTRIES: set[tuple[bool, bool]] = set()
@@ -673,8 +672,7 @@ def play_traced(
     game = _check_count("game", game, 0)
     if game > LAST_GAME:
         raise ValueError(f"game must be at most {LAST_GAME:,} (the last game simulate plays), got {game:,}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
+    seed = check_seed(seed)
     kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     ev = np.zeros((max_events, E.N_EV), dtype=np.int32)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from sim import cards as cardlib
+from sim.checks import check_seed
 from sim.rules.ruleset import CONTRACTS, WHOLE_HAND_DEAL, Ruleset, as_ruleset
 
 __all__ = ["FEATURES", "HELD_COUNTS", "MIN_RATE", "PILOT", "Condition", "ConditionError", "Dealer", "Deals", "Held",
@@ -163,9 +164,7 @@ def _check_count(name: str, value: int, low: int) -> int:
 
 
 def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
-    return int(seed)
+    return check_seed(seed)
 
 
 class Dealer:

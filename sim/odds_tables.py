@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from sim import distributed
+from sim.checks import check_seed
 from sim.deals import Dealer
 from sim.intervals import wilson_interval
 from sim.cards import JOKER_CODE as JOKER
@@ -316,8 +317,7 @@ def odds(ruleset: Ruleset | str = "rami51", *, players: int | None = None, hand_
         raise ValueError(f"precision must be a number from 0.0001 to 0.5, got {precision!r}")
     if isinstance(max_hands, bool) or not isinstance(max_hands, (int, np.integer)) or max_hands < 1000:
         raise ValueError(f"max_hands must be a whole number of at least 1000, got {max_hands!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
+    seed = check_seed(seed)
     thresholds = list(thresholds)
     if not thresholds or any(isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= 200
                              for t in thresholds):

@@ -49,6 +49,7 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
+from sim.checks import ROLLOUT_SEED_MAX, check_seed
 from sim.engine import rollout as RK
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
@@ -271,8 +272,7 @@ def rollout(
         raise ValueError(f"n must be a whole number >= 1, got {n!r}")
     if width is not None and not (isinstance(width, (int, float)) and width > 0):
         raise ValueError(f"width must be a positive number of points, got {width!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    seed = check_seed(seed, ROLLOUT_SEED_MAX)
     for name, value in (("batch", batch), ("workers", workers)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")

@@ -53,6 +53,7 @@ import numpy as np
 from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
+from sim.checks import ROLLOUT_SEED_MAX, check_seed
 from sim.modes import BELIEF, MODES
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
@@ -235,9 +236,7 @@ def check_budget(thresholds: Mapping[str, float] | None, trials: int, workers: i
     trials = _whole("trials", trials, 1)
     workers = _whole("workers", workers, 1)
     batch = _whole("batch", batch, 1)
-    seed = _whole("seed", seed, 0)
-    if seed >= 2**63:
-        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+    seed = check_seed(seed, ROLLOUT_SEED_MAX)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if width is not None and (isinstance(width, bool) or not isinstance(width, (int, float)) or not width > 0):

@@ -19,6 +19,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.checks import ROLLOUT_SEED_MAX
 from sim.modes import BELIEF, CLAIRVOYANT, MODES
 
 
@@ -82,7 +83,7 @@ def advise_position(value: str, strategy: str, rollouts: int | None, rollout_see
 @click.option("--rollouts", type=click.IntRange(min=0), default=None, show_default="0; 1000 with --position",
               help="With --event: roll every legal discard of that turn out this many times, in belief and in "
                    "clairvoyant mode. With --position: the trials per choice.")
-@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=ROLLOUT_SEED_MAX), default=0, show_default=True,
               help="Seed of the rollouts.")
 @click.option("--mode", type=click.Choice(list(MODES)), default=BELIEF, show_default=True,
               help="With --position: belief only (a typed position knows no hidden card; clairvoyant is refused).")

@@ -21,6 +21,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.checks import ROLLOUT_SEED_MAX
 from sim.modes import BELIEF, MODES
 
 # The analysis defaults, written here too so that `rami analyse --help` and the checks do not load the engine; a
@@ -150,7 +151,7 @@ def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | No
                    "points (clear decisions stop after a batch or two).")
 @click.option("--mode", type=click.Choice(list(MODES)), default=BELIEF, show_default=True,
               help="belief: re-deal what the seat could not see; clairvoyant: keep the true hidden cards.")
-@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=ROLLOUT_SEED_MAX), default=0, show_default=True,
               help="Seed of the rollouts' re-deals and futures.")
 @click.option("--mark", "marks", multiple=True, metavar="MARK=POINTS",
               help="The loss (round points) that earns a mark, e.g. --mark bad=6 (repeatable; marks: doubtful 2, "

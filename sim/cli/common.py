@@ -34,11 +34,11 @@ import click
 
 from sim import cards as cardlib
 from sim import rules
+from sim.checks import SEED_MAX
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-SEED_MAX = 2**64 - 1
 GAME_MAX = 2**31 - 2
 """The last game index :func:`sim.simulate` plays (``sim.api.LAST_GAME``, which a test holds this
 equal to: importing the API here would load the engine, and with it libraries that make a blocked

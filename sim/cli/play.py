@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from sim.cli.common import (
-    SEED_MAX,
     BadValue,
     check_folder,
     check_out_path,
@@ -20,6 +19,7 @@ from sim.cli.common import (
     seat_strategies,
     set_option,
 )
+from sim.checks import SEED_MAX
 
 DEFAULT_PORT = 8051
 DEFAULT_OPPONENT = "search"

@@ -19,6 +19,7 @@ from sim.cli.common import (
     main,
     traced_game_options,
 )
+from sim.checks import ROLLOUT_SEED_MAX
 from sim.modes import BELIEF
 
 _GAME_OPTIONS = (("rules", "ruleset"), ("set", "overrides"), ("strategies", "seat_names"), ("seed", "seed"),
@@ -68,7 +69,7 @@ def record_command(ctx, ruleset, overrides, seat_names, seed, game, trace_file, 
 @click.option("--width", type=Number(min=0, min_open=True), default=2.0, show_default=True,
               help="Stop a decision's rollout once every difference's 95% interval is narrower than this many "
                    "points.")
-@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=ROLLOUT_SEED_MAX), default=0, show_default=True,
               help="Seed of the rollouts' re-deals and futures.")
 @click.option("--mark", "marks", multiple=True, metavar="MARK=POINTS",
               help="The loss (round points) that earns a mark, e.g. --mark bad=6 (repeatable).")

@@ -16,6 +16,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
+from sim.checks import ROLLOUT_SEED_MAX
 from sim.modes import BELIEF, CLAIRVOYANT, MODES
 
 
@@ -47,7 +48,7 @@ def read_position(value: str, mode: str) -> tuple[object, str]:
               help="belief: re-deal what the seat cannot see; clairvoyant: keep the true hidden cards.")
 @click.option("--width", type=Number(min=0, min_open=True), default=None,
               help="Stop once every difference's 95% interval is narrower than this many points.")
-@click.option("--rollout-seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+@click.option("--rollout-seed", type=click.IntRange(min=0, max=ROLLOUT_SEED_MAX), default=0, show_default=True,
               help="Seed of the rollout's re-deals and futures.")
 @click.option("--max-rounds", type=click.IntRange(min=1), default=None,
               help="Trace at most this many rounds.")
