@@ -628,7 +628,7 @@ def check_config(experiment: Experiment, config: Config) -> None:
     part, never the experiment's module). A ``ValueError`` (or
     ``TypeError``) names the knob or the strategy.
     """
-    from sim import deals
+    from sim import conditions
     from sim.api import check_information, resolve
 
     if config.precision is not None and not experiment.sequential:
@@ -638,7 +638,7 @@ def check_config(experiment: Experiment, config: Config) -> None:
             r, chosen = resolve(ruleset, seats)
             check_information(chosen)
             if condition is not None:
-                deals.Condition(condition).check(r)
+                conditions.Condition(condition).check(r)
         own_checks = getattr(part, "check", None)  # a part with checks of its own (a strength ladder's players)
         if own_checks is not None:
             own_checks()

@@ -43,6 +43,7 @@ from matplotlib.figure import Figure
 import strategies as strategy_lib
 from experiments import compare, design, metrics, plots, stats, wording
 from experiments.design import Arm, Finding
+from sim import conditions
 from sim import deals as deals_lib
 from sim import rules
 
@@ -470,7 +471,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
             first = made[0]
             table = rules.as_ruleset(first.ruleset).replace(players=len(first.strategies))
             try:
-                parsed = deals_lib.Condition(first.condition)
+                parsed = conditions.Condition(first.condition)
                 parsed.check(table)
                 deals_lib.pilot_rate(table, parsed, study.seeds[0])
             except ValueError as exc:
@@ -781,7 +782,7 @@ def _page_blocks(study: Study) -> Callable[[list[design.Results]], list[tuple]]:
         if study.sweep:
             out.append(("table", ["factor", "levels"], [[k, ", ".join(map(str, v))] for k, v in study.sweep.items()]))
         if study.condition is not None:
-            held = deals_lib.Condition(study.condition).held_terms if "{" not in study.condition else []
+            held = conditions.Condition(study.condition).held_terms if "{" not in study.condition else []
             out.append(("p", f"Conditioned deals: each game's first round is dealt from its deck stream until "
                              f"`{study.condition}` holds (docs/deals.md), the same accepted deals for every arm"
                              + (f" ({' and '.join(held)} dealt exactly, the rest of the deck shuffled)" if held else "")

@@ -249,7 +249,7 @@ def simulate(
         ``holds()`` term of the condition's top-level ``and`` is dealt
         exactly, the rest of the deck shuffled: ``deals`` then counts the
         deals its other terms were tested on, and the condition's rate is
-        the held terms' exact chance (``sim.deals.Condition.held``) times
+        the held terms' exact chance (``sim.conditions.Condition.held``) times
         games / their sum. A condition accepted by under 1 deal in 10,000 of
         a pilot (its terms not dealt exactly) is refused with its rate. With
         ``out``, the condition (a text) joins the dataset's identity and the
@@ -326,15 +326,15 @@ def _simulate(
     label = ruleset_label(r)
     cond = None
     if condition is not None:
-        from sim import deals
+        from sim import conditions, deals
 
-        if cluster is not None and not isinstance(condition, (str, deals.Condition)):
+        if cluster is not None and not isinstance(condition, (str, conditions.Condition)):
             raise ValueError("a Python predicate as condition= plays on this machine only: write the condition in "
                              "the condition language (docs/deals.md) to play it on a cluster")
-        if out is not None and not isinstance(condition, (str, deals.Condition)):
+        if out is not None and not isinstance(condition, (str, conditions.Condition)):
             raise ValueError("a Python predicate as condition= plays in memory only: write the condition in the "
                              "condition language (docs/deals.md) to keep a dataset")
-        cond = deals.Condition(condition)
+        cond = conditions.Condition(condition)
         cond.check(r)
         deals.pilot_rate(r, cond, seed, first_game=first_game)
     if out is not None:

@@ -187,7 +187,7 @@ class Batches(NamedTuple):
     tables: list[str]
     provenance: dict[str, Any]
     condition: Any = None
-    """A condition on the first round's deal (``sim.deals.Condition``), or None: every deal played."""
+    """A condition on the first round's deal (``sim.conditions.Condition``), or None: every deal played."""
     condition_ruleset: Any = None
     """The ruleset the condition is read under (the :class:`~sim.rules.Ruleset`, with ``condition``)."""
 

@@ -436,10 +436,10 @@ def _condition(ch: Chooser) -> bytes:
 
 
 def _read_condition(path: Path) -> None:
-    from sim import deals, rules
+    from sim import conditions, rules
 
     text = path.read_bytes().decode("utf-8", "replace")
-    condition = deals.parse_condition(text)
+    condition = conditions.parse_condition(text)
     condition.check(rules.preset("rami51"))
 
 

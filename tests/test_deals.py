@@ -11,7 +11,8 @@ import pytest
 
 import sim
 from sim import cards, rules
-from sim.deals import ConditionError, Dealer, parse_condition, sample
+from sim.conditions import ConditionError, parse_condition
+from sim.deals import Dealer, sample
 from sim.distributed import ClusterError
 
 

@@ -115,10 +115,10 @@ def test_a_json_view_with_an_empty_card_place_is_refused_naming_it():
 
 
 def test_a_condition_python_would_warn_about_is_refused_in_one_line(capfd):
-    from sim import deals
+    from sim import conditions
 
-    with pytest.raises(deals.ConditionError):
-        deals.parse_condition("jokers(0) >= 1x")
+    with pytest.raises(conditions.ConditionError):
+        conditions.parse_condition("jokers(0) >= 1x")
     assert capfd.readouterr().err == ""
 
 

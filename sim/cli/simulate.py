@@ -72,10 +72,10 @@ def check_simulate(ruleset: str, overrides: tuple[str, ...], seat_names: str | N
     r, names = table_from(ruleset, overrides, seat_names)
     path = str(check_out_path(out))
     if condition is not None:
-        from sim import deals
+        from sim import conditions, deals
 
         try:
-            cond = deals.Condition(condition)
+            cond = conditions.Condition(condition)
             cond.check(r)
             deals.pilot_rate(r, cond, seed)
         except ValueError as exc:
