@@ -48,7 +48,7 @@ from sim import deals as deals_lib
 from sim import rules
 
 __all__ = [
-    "DESIGNS", "MEASURES", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
+    "DESIGNS", "KEYS", "MEASURES", "Key", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
     "read_study",
 ]
 
@@ -114,28 +114,155 @@ DESIGNS = {
 SWEEP_BUILT_INS = {"players": "the table size", "focal_seats": "how many seats play the focal strategy"}
 """Sweep factors with a meaning of their own; any other factor is written into a field as ``{name}``."""
 
-TOP_KEYS = {
-    "name": "the study's folder name (letters, digits, - and _); default: the file's name",
-    "title": "the question, as the page's title",
-    "about": "how it is measured, in words, for the page",
-    "game": "a preset (rami51, contrat, basic) or a ruleset file",
-    "players": "seats at the table (arms given as lists set it by their length)",
-    "games": "games per arm and seed",
-    "quick_games": "games per arm and seed in the quick edition",
-    "seeds": "the seeds the study is run at (two by default: conclusions are compared)",
-    "design": f"one of {', '.join(DESIGNS)}",
-    "precision": "add games until every headline interval is narrower than this",
-    "max_games": "the most games the precision target may play",
-    "measures": f"named measures: {', '.join(MEASURES)}",
-    "compare": "pairs [arm, reference]; default: every arm against the first",
-    "condition": "deal each game's first round until this condition on the hands holds (docs/deals.md)",
-    "rounds": "the rounds measured: all, or first (the conditioned deal; the default with a condition)",
-    "rules": "a table of rule knobs changed from the game's preset",
-    "arms": "a table: arm name = a list of strategies (one per seat), or {focal, field, focal_seats}",
-    "sweep": "a table: factor = list of levels (one or two factors)",
-}
-ARM_KEYS = {"focal", "field", "focal_seats"}
+@dataclass(frozen=True)
+class Key:
+    """One top-level key of a study file, as data: the reader, its refusals and docs/studies.md's table come from it.
+
+    ``kind`` is the value's type (``"text"``, ``"whole number"``,
+    ``"number"``, ``"list"`` or ``"table"``); ``low`` and ``high`` bound a
+    number (``low`` may name a key read before it; ``above`` leaves ``low``
+    itself out); ``choices`` are the values a text takes, or the items a
+    list takes (``item`` naming one); ``rule`` is a check of its own with its
+    words; ``form`` says the values in words where the kind alone does not. ``default`` is the value when the key is absent, or a function of
+    the file's keys and the values read before it, shown as
+    ``default_words`` in the docs. ``meaning`` is what the key is, as
+    docs/studies.md says it.
+    """
+
+    name: str
+    kind: str
+    meaning: str
+    default: Any = None
+    default_words: str | None = None
+    low: float | str | None = None
+    high: float | None = None
+    above: bool = False
+    why: str = ""
+    choices: tuple[str, ...] | None = None
+    item: str = ""
+    rule: tuple[Callable[[Any], bool], str] | None = None
+    form: str = ""
+
+    @property
+    def values(self) -> str:
+        """The values the key takes, in words: what a refusal of it says, and docs/studies.md's column."""
+        if self.form:
+            return self.form
+        if self.rule is not None:
+            return self.rule[1]
+        if self.kind == "list" and self.choices is not None:
+            return f"a list of {self.item} names"
+        if self.choices is not None:
+            return f"one of {', '.join(self.choices)}"
+        if self.kind in ("whole number", "number") and self.low is not None:
+            words = (f"a {self.kind} from {self.low} to {self.high}" if self.high is not None
+                     else f"a {self.kind} above {self.low}" if self.above else f"a {self.kind}, at least {self.low}")
+            return words + (f" ({self.why})" if self.why else "")
+        return f"a {self.kind}"
+
+    @property
+    def default_shown(self) -> str:
+        """The default as docs/studies.md's table shows it."""
+        if self.default_words is not None:
+            return self.default_words
+        if self.default is None:
+            return "none"
+        if isinstance(self.default, str):
+            return f"`{self.default}`" if self.default else "empty"
+        if isinstance(self.default, list):
+            return f"`{json.dumps(self.default)}`"
+        return str(self.default)
+
+
+_KINDS: dict[str, type | tuple[type, ...]] = {"text": str, "whole number": int, "number": (int, float), "list": list,
+                                              "table": dict}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def _seeds_ok(v: list) -> bool:
+    return 1 <= len(v) <= 2 and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63
+                                    for s in v) and len(set(v)) == len(v)
+
+
+KEYS: tuple[Key, ...] = (
+    Key("name", "text", "the folder name (letters, digits, `-`, `_`); not an experiment's name", "study",
+        "the file's name", rule=(lambda v: bool(_NAME.match(v)),
+                                 "letters, digits, - and _, starting with a letter or digit")),
+    Key("title", "text", "the question, the page's title", lambda raw, got: f"Study {got['name']}", "`Study NAME`"),
+    Key("about", "text", "how it is measured, in words, for the page", ""),
+    Key("game", "text", "a preset (`rami51`, `rami51-ducale`, `rami51-classic`, `contrat`, `basic`) or a ruleset file "
+        "(docs/rulesets.md)", "rami51", form="a text: a preset's name or a ruleset file's path"),
+    Key("players", "whole number", "seats; arms written as lists set it by their length", low=2, high=8),
+    Key("games", "whole number", "games per arm and seed", 2000, low=2, why="an interval needs two games"),
+    Key("quick_games", "whole number", "games per arm and seed with `--quick`", lambda raw, got: min(200, got["games"]),
+        "200 (at most `games`)", low=2),
+    Key("seeds", "list", "one or two seeds; with two, the page compares what each concludes", [1, 2],
+        rule=(_seeds_ok, "one or two different whole numbers from 0 to 2**63 - 1")),
+    # A condition names seats ("seat 0 holds two jokers"): by default the arms keep their strategies in their
+    # seats (common deals), since rotations would move the focal strategy away from the seat the condition names.
+    Key("design", "text", "how the arms' games are dealt (below)",
+        lambda raw, got: "common" if raw.get("condition") else "duplicate", "`common` with a condition, else "
+        "`duplicate`", choices=tuple(DESIGNS)),
+    Key("precision", "number", "add games until every headline interval is narrower than this (in the measure's "
+        "unit, shares as fractions)", low=0, above=True),
+    Key("max_games", "whole number", "the most games `precision` may play", 200_000, low="games"),
+    Key("measures", "list", "named measures (below); the first is the headline's", ["points"],
+        choices=tuple(MEASURES), item="measure"),
+    Key("compare", "list", "`[[arm, reference], ...]`", None, "every arm against the first",
+        rule=(lambda v: all(isinstance(p, list) and len(p) == 2 for p in v), "a list of [arm, reference] pairs")),
+    Key("condition", "text", "deal each game's first round until this condition on the hands holds "
+        "([`deals.md`](deals.md))", rule=(lambda v: bool(v.strip()), "a condition on the hands dealt, e.g. "
+                                          "\"jokers(0) >= 2\" (docs/deals.md)")),
+    Key("rounds", "text", "the rounds measured: `first` is the conditioned deal alone",
+        lambda raw, got: "first" if got["condition"] else "all", "`first` with a condition, else `all`",
+        choices=("all", "first")),
+    Key("rules", "table", "rule knobs changed from the game's preset (docs/rulesets.md lists them)", {}, "none"),
+    Key("arms", "table", "`name = [\"strategy\", ...]`, one per seat, or `name = {focal = \"...\", field = \"...\", "
+        "focal_seats = 1}`", None, "none: at least one is needed"),
+    Key("sweep", "table", "`factor = [level, level, ...]`: one or two factors", {}, "none"),
+)
+"""Every top-level key of a study file, in the order docs/studies.md lists and the reader reads them."""
+
+TOP_KEYS = {k.name: k.meaning for k in KEYS}
+"""The top-level keys by name, with their meaning."""
+
+
+def key_table() -> str:
+    """docs/studies.md's table of the keys, made from :data:`KEYS` (a test holds the docs to it)."""
+    rows = ["| key | what it is | values | default |", "|---|---|---|---|"]
+    for k in KEYS:
+        shown = f"`[{k.name}]`" if k.kind == "table" else f"`{k.name}`"
+        rows.append(f"| {shown} | {k.meaning} | {k.values} | {k.default_shown} |")
+    return "\n".join(rows) + "\n"
+
+
+def _read_key(key: Key, raw: Mapping[str, Any], got: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The value of ``key`` in ``raw`` (or its default), and None; or what is wrong with it."""
+    default = key.default(raw, got) if callable(key.default) else key.default
+    value = raw.get(key.name, default)
+    if value is None and default is None:
+        return None, None
+    kind = _KINDS[key.kind]
+    wrong = f"{key.name} = {value!r}: {key.values}"
+    if not isinstance(value, kind) or (isinstance(value, bool) and key.kind in ("whole number", "number")):
+        return None, wrong
+    if key.rule is not None and not key.rule[0](value):
+        return None, wrong
+    if key.low is not None:
+        low = got[key.low] if isinstance(key.low, str) else key.low
+        if value < low or (key.above and value == low) or (key.high is not None and value > key.high):
+            return None, wrong
+    if key.choices is not None and key.kind == "list":
+        if not value or not all(isinstance(m, str) for m in value):
+            return None, wrong
+        bad = [m for m in value if m not in key.choices]
+        if bad:
+            return None, f"unknown {key.item} {bad[0]!r}; the {key.item}s are: {', '.join(key.choices)}"
+    elif key.choices is not None and value not in key.choices:
+        return None, wrong
+    return value, None
+
+ARM_KEYS = {"focal", "field", "focal_seats"}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -302,7 +429,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
         hint = (" (a top-level key written after a [table] belongs to that table: put the top-level keys first)"
                 if key in ("compare", "measures") else "")
         raise fail(f"unknown key {key!r}; the keys are: {', '.join(TOP_KEYS)}{hint}", (), key)
-    for table in ("arms", "rules", "sweep"):
+    for table in (k.name for k in KEYS if k.kind == "table"):
         inner = raw.get(table)
         if inner is not None and not isinstance(inner, dict):
             raise fail(f"{table} must be a table ([{table}]), got {inner!r}", (), table)
@@ -311,45 +438,22 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
                 raise fail(f"{key!r} is a top-level key but is written inside [{table}]: put the top-level keys "
                            "before the first [table]", (table,), key)
 
-    def take(key: str, kind: type | tuple[type, ...], default: Any, check: Callable[[Any], bool] | None = None,
-             allowed: str = "") -> Any:
-        value = raw.get(key, default)
-        ok = isinstance(value, kind) and not (isinstance(value, bool) and kind in (int, (int, float)))
-        if value is default and default is None:
-            return None
-        if not ok or (check is not None and not check(value)):
-            raise fail(f"{key} = {value!r}: {allowed or TOP_KEYS[key]}", (), key)
-        return value
-
-    name = take("name", str, "study", _NAME.match, "letters, digits, - and _, starting with a letter or digit")
+    got: dict[str, Any] = {}
+    for key in KEYS:
+        if key.kind == "table":
+            continue  # read below: their keys are checked against each other and the rest
+        got[key.name], wrong = _read_key(key, raw, got)
+        if wrong is not None:
+            raise fail(wrong, (), key.name)
     import experiments
 
+    name = got["name"]
     if name in experiments.EXPERIMENTS:
         raise fail(f"name = {name!r} is an experiment's; give the study another name", (), "name")
-    game = take("game", str, "rami51", None)
-    players = take("players", int, None, lambda v: 2 <= v <= 8, "a whole number from 2 to 8")
-    games = take("games", int, 2000, lambda v: v >= 2, "a whole number, at least 2 (an interval needs two games)")
-    quick_games = take("quick_games", int, min(200, games), lambda v: v >= 2, "a whole number, at least 2")
-    seeds = take("seeds", list, [1, 2], lambda v: 1 <= len(v) <= 2 and all(
-        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in v) and len(set(v)) == len(v),
-        "one or two different whole numbers from 0 to 2**63 - 1")
-    # A condition names seats ("seat 0 holds two jokers"): by default the arms keep their strategies in their
-    # seats (common deals), since rotations would move the focal strategy away from the seat the condition names.
-    how = take("design", str, "common" if raw.get("condition") else "duplicate", lambda v: v in DESIGNS,
-               f"one of {', '.join(DESIGNS)}")
-    precision = take("precision", (int, float), None, lambda v: v > 0, "a positive width")
-    max_games = take("max_games", int, 200_000, lambda v: v >= games, "a whole number, at least games")
-    measures = take("measures", list, ["points"], lambda v: len(v) > 0 and all(isinstance(m, str) for m in v),
-                    "a list of measure names")
-    bad = [m for m in measures if m not in MEASURES]
-    if bad:
-        raise fail(f"unknown measure {bad[0]!r}; the measures are: {', '.join(MEASURES)}", (), "measures")
-    condition = take("condition", str, None, lambda v: bool(v.strip()), "a condition on the hands dealt, e.g. "
-                     "\"jokers(0) >= 2\" (docs/deals.md)")
-    rounds_measured = take("rounds", str, "first" if condition else "all", lambda v: v in ("all", "first"),
-                           "all or first")
-    title = take("title", str, f"Study {name}", None)
-    about = take("about", str, "", None)
+    game, players, games, seeds = got["game"], got["players"], got["games"], got["seeds"]
+    quick_games, how, precision, max_games = got["quick_games"], got["design"], got["precision"], got["max_games"]
+    measures, condition, rounds_measured = got["measures"], got["condition"], got["rounds"]
+    title, about = got["title"], got["about"]
 
     # Rules: a preset's knobs, each checked by the rules themselves (placeholders are checked per cell).
     knobs = dict(raw.get("rules") or {})
@@ -411,8 +515,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     if players is None and sizes:
         players = sizes.pop()
 
-    pairs = take("compare", list, None, lambda v: all(isinstance(p, list) and len(p) == 2 for p in v),
-                 "a list of [arm, reference] pairs")
+    pairs = got["compare"]
     if pairs is None:
         names = list(arms)
         pairs = [[a, names[0]] for a in names[1:]]

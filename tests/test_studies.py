@@ -10,6 +10,7 @@ experiment's paired comparison to the last digit, interval included.
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,27 @@ def test_a_study_that_cannot_run_is_refused_naming_the_file_the_line_and_the_key
         assert message.startswith(f"{path} line {line}: "), message
     for needle in needles:
         assert needle in message, (needle, message)
+
+
+def test_the_docs_table_of_keys_is_the_readers_own():
+    # docs/studies.md's table is made from experiments.study.KEYS, the data the reader reads by: a key, a
+    # range, a choice or a default changed in one and not the other fails here.
+    doc = (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
+    assert S.key_table() in doc, "docs/studies.md's table of keys is not experiments.study.key_table()"
+    assert list(S.TOP_KEYS) == [k.name for k in S.KEYS]
+
+
+@pytest.mark.parametrize("key", [k for k in S.KEYS if k.kind != "table"], ids=lambda k: k.name)
+def test_each_key_is_read_as_its_schema_says(tmp_path, key):
+    # Its default when absent, and a refusal quoting the schema's words, at its line, when of the wrong type.
+    study = S.read_study(write(tmp_path, ARMS))
+    expected = key.default(tomllib.loads(ARMS), vars(study)) if callable(key.default) else key.default
+    value = getattr(study, key.name)
+    if expected is not None and key.name != "name":  # players and compare are then the arms'; the name the file's
+        assert (list(value) if isinstance(value, tuple) else value) == expected, key.name
+    with pytest.raises(S.StudyError) as caught:
+        S.read_study(write(tmp_path, f"{key.name} = true\n" + ARMS))
+    assert str(caught.value) == f"{tmp_path / 'mine.toml'} line 1: {key.name} = True: {key.values}"
 
 
 def test_the_command_refuses_a_bad_study_with_exit_2_and_creates_nothing(tmp_path, monkeypatch):
