@@ -9,6 +9,7 @@ by a string at run time (``importlib.import_module``) are not seen.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -93,6 +94,84 @@ def test_the_engine_modules_are_all_read():
     names = {module_name(p) for p in (ROOT / "sim" / "engine").rglob("*.py")}
     assert {"sim.engine", "sim.engine.play", "sim.engine.policies", "sim.engine.callbacks",
             "sim.engine.position", "sim.engine.warm", "sim.engine.turn", "sim.engine.round", "sim.engine.game"} <= names
+
+
+# ------------------------------------------------------- the table of rooms
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+PATH_WORD = re.compile(r"`([A-Za-z0-9_*./-]+(?:\.py|\.toml|/))`")
+
+
+def rooms_table(text: str) -> list[tuple[str, str]]:
+    """``(room, what it owns)`` of every line of the table under "## The rooms" in docs/architecture.md's ``text``."""
+    section = text.split("## The rooms", 1)[1].split("\n#", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if not line.startswith("| ") or line.startswith("| room |"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        rows.append((cells[0], cells[1]))
+    return rows
+
+
+def room_folder(room: str, root: Path = ROOT) -> Path:
+    """The folder or file a room's cell names: ``sim/rules/``, ``sim/cards.py``; the ``sim`` API is ``sim/``'s own modules."""
+    named = re.fullmatch(r"`([^`]+)`( API)?", room)
+    assert named, f"a room is a path in backquotes: {room!r}"
+    return root / named.group(1)
+
+
+def room_problems(text: str, root: Path = ROOT) -> list[str]:
+    """What the table of rooms gets wrong: a room or a file it names that does not exist, a module of the
+    package in no room."""
+    problems = []
+    rows = rooms_table(text)
+    folders = {}
+    for room, owns in rows:
+        where = room_folder(room, root)
+        if not where.exists():
+            problems.append(f"room {room}: {where.relative_to(root)} does not exist")
+            continue
+        folders[room] = where
+        for word in PATH_WORD.findall(owns):
+            if "/" in word.rstrip("/"):  # a path from the room or from the top: presets/*.toml, sim/intervals.py
+                if not any(root.glob(word.rstrip("/"))) and not (where.is_dir() and any(where.glob(word.rstrip("/")))):
+                    problems.append(f"room {room} names {word}, which does not exist")
+            elif where.is_dir() and not any(where.rglob(word.rstrip("/"))):
+                problems.append(f"room {room} names {word}, which is nowhere under {where.relative_to(root)}")
+    api = next((owns for room, owns in rows if room.endswith(" API")), "")
+    for path in sorted(p for folder in ("sim", "strategies", "experiments") for p in (root / folder).rglob("*.py")):
+        homes = [w for room, w in folders.items() if not room.endswith(" API")
+                 and (path == w or (w.is_dir() and w in path.parents))]
+        if homes:
+            continue
+        # A module of sim/ outside the rooms of their own is the API's: its file, or its package, named there.
+        top = path.relative_to(root / "sim").parts if (root / "sim") in path.parents else ()
+        named = f"`{top[0]}`" if len(top) == 1 else f"`{top[0]}/`" if top else None
+        if named is None or named not in api:
+            problems.append(f"{path.relative_to(root)} is in no room of the table")
+    return problems
+
+
+def test_every_line_of_the_table_of_rooms_is_true():
+    # Every room's path exists, every file a room names is in it, and every module of the package is in a room.
+    problems = room_problems(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert problems == [], "docs/architecture.md's table of rooms: " + "; ".join(problems)
+
+
+def test_a_wrong_line_of_the_table_of_rooms_is_found(tmp_path):
+    for path in ("sim/__init__.py", "sim/api.py", "sim/lost.py", "sim/engine/play.py", "strategies/__init__.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("")
+    (tmp_path / "experiments").mkdir()
+    text = ("## The rooms\n\n| room | owns | may import |\n|---|---|---|\n"
+            "| `sim/engine/` | `play.py`, `gone.py` | |\n| `strategies/` | | |\n| `nowhere/` | | |\n"
+            "| `sim` API | `__init__.py`, `api.py` | |\n\n## Lines\n")
+    assert room_problems(text, tmp_path) == [
+        "room `sim/engine/` names gone.py, which is nowhere under sim/engine",
+        "room `nowhere/`: nowhere does not exist",
+        "sim/lost.py is in no room of the table",
+    ]
 
 
 def test_an_import_in_a_function_or_a_relative_one_is_found(tmp_path):
