@@ -294,7 +294,51 @@ def _simulate(
     condition: Any = None,
     allow_clairvoyant: bool = False,
 ) -> pl.DataFrame | store.Dataset:
-    """:func:`simulate` on ``cluster`` (a :class:`sim.distributed.Cluster`) or, without one, on this machine."""
+    """:func:`simulate` on ``cluster`` (a :class:`sim.distributed.Cluster`) or, without one, on this machine.
+
+    The steps, each its own function: check the arguments, size the
+    batches, read the condition (and run its pilot), then either write a
+    dataset, or play the batches here or on the cluster and return the frame.
+    """
+    r, chosen, n_games, first_game, workers, max_rounds, seed = _checked_arguments(
+        ruleset, strategies, n_games, seed, workers, max_rounds, first_game, cluster, allow_clairvoyant)
+    kr = kernel_rules(r)
+    # Result rows per game when every game has as many rounds (basic rummy, contrat), else None.
+    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
+    batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed)
+    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    names = [s.name for s in chosen]
+    label = ruleset_label(r)
+    cond = _checked_condition(condition, r, seed, first_game, cluster, out)
+    if out is not None:
+        return _simulate_out(r, chosen, kr, kinds, params, names, label, cond, n_games, seed, max_rounds, first_game,
+                             rotate, per_game_only, batch_size, workers, cluster, out, command, progress)
+    if cluster is not None:
+        _refuse_python(chosen)
+    starts = list(range(first_game, first_game + n_games, batch_size))
+    end = first_game + n_games
+
+    # Games of a fixed number of rounds write into one array, each batch its
+    # own rows: the frame then takes its columns as they are, without
+    # gathering every batch's rows into new memory.
+    shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
+
+    dealt = np.ones(n_games, dtype=np.int64)
+    if cluster is not None:
+        results = _play_on_cluster(cluster, r, kr, kinds, params, names, label, cond, seed, max_rounds, rotate,
+                                   per_game_only, first_game, batch_size, starts, end, fixed, shared, dealt, progress)
+    else:
+        results = _play_here(r, kr, kinds, params, names, label, cond, seed, max_rounds, rotate, per_game_only,
+                             first_game, batch_size, starts, end, fixed, shared, dealt, workers, progress)
+    _raise_policy_errors(chosen)
+    return _frame_of(results, shared, dealt, names, rotate, r, label, cond, per_game_only, first_game, end)
+
+
+def _checked_arguments(ruleset: Ruleset | str, strategies: Sequence[str | strategy_lib.Strategy], n_games: int,
+                       seed: int, workers: int | None, max_rounds: int, first_game: int, cluster: Any,
+                       allow_clairvoyant: bool) -> tuple[Ruleset, list[strategy_lib.Strategy], int, int, int, int, int]:
+    """:func:`simulate`'s table, seats and counts, each checked: ``(ruleset, strategies, n_games, first_game,
+    workers, max_rounds, seed)``; the cluster's threads are the workers on a cluster."""
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
@@ -310,9 +354,12 @@ def _simulate(
     seed = _check_seed(seed)
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
-    kr = kernel_rules(r)
-    # Result rows per game when every game has as many rounds (basic rummy, contrat), else None.
-    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
+    return r, chosen, n_games, first_game, workers, max_rounds, seed
+
+
+def _batch_size(batch_size: int | None, n_games: int, workers: int, out: Any, per_game_only: bool,
+                fixed: int | None) -> int:
+    """Games per batch: the one given, checked, or about 50 batches per worker (:func:`simulate` says the bounds)."""
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
         if out is not None:
@@ -320,10 +367,11 @@ def _simulate(
             batch_size = min(2000, max(batch_size, 250))
         elif not per_game_only and fixed is None:
             batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
-    batch_size = _check_count("batch_size", batch_size, 1)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    names = [s.name for s in chosen]
-    label = ruleset_label(r)
+    return _check_count("batch_size", batch_size, 1)
+
+
+def _checked_condition(condition: Any, r: Ruleset, seed: int, first_game: int, cluster: Any, out: Any) -> Any:
+    """The condition on the first deals read and checked against the table, its pilot dealt; None without one."""
     cond = None
     if condition is not None:
         from sim import conditions, deals
@@ -337,37 +385,71 @@ def _simulate(
         cond = conditions.Condition(condition)
         cond.check(r)
         deals.pilot_rate(r, cond, seed, first_game=first_game)
-    if out is not None:
-        tables = ["games"] if per_game_only else list(store.TABLES)
-        identity = {
-            "package_version": package_version(), "rules_version": RULES_VERSION, "ruleset": r.to_dict(),
-            "ruleset_label": label,
-            "strategies": [{"name": s.name, "kind": _KIND_NAMES.get(s.kind, str(s.kind)), "params": s.params}
-                           for s in chosen],
-            "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
-        }
-        if cond is not None:
-            # Only then: the identity of every unconditioned dataset stays as it was.
-            identity["condition"] = cond.text
-        if command is None:
-            command = (f"sim.simulate({label!r}, {names!r}, n_games={n_games}, seed={seed}, first_game={first_game}, "
-                       f"rotate={bool(rotate)}, max_rounds={max_rounds}, per_game_only={per_game_only}, "
-                       f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
-        job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
+    return cond
+
+
+def _simulate_out(r: Ruleset, chosen: list[strategy_lib.Strategy], kr: Any, kinds: np.ndarray, params: np.ndarray,
+                  names: list[str], label: str, cond: Any, n_games: int, seed: int, max_rounds: int, first_game: int,
+                  rotate: bool, per_game_only: bool, batch_size: int, workers: int, cluster: Any, out: Any,
+                  command: str | None, progress: Callable[[int], None] | None) -> store.Dataset:
+    """The dataset's identity, the command recorded and the job, then the batches written (:func:`_simulate_to_dataset`)."""
+    tables = ["games"] if per_game_only else list(store.TABLES)
+    identity = {
+        "package_version": package_version(), "rules_version": RULES_VERSION, "ruleset": r.to_dict(),
+        "ruleset_label": label,
+        "strategies": [{"name": s.name, "kind": _KIND_NAMES.get(s.kind, str(s.kind)), "params": s.params}
+                       for s in chosen],
+        "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
+    }
+    if cond is not None:
+        # Only then: the identity of every unconditioned dataset stays as it was.
+        identity["condition"] = cond.text
+    if command is None:
+        command = (f"sim.simulate({label!r}, {names!r}, n_games={n_games}, seed={seed}, first_game={first_game}, "
+                   f"rotate={bool(rotate)}, max_rounds={max_rounds}, per_game_only={per_game_only}, "
+                   f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
+    job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
+                          cond, r if cond is not None else None)
+    return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, cluster,
+                                command, progress, chosen, r)
+
+
+def _play_on_cluster(cluster: Any, r: Ruleset, kr: Any, kinds: np.ndarray, params: np.ndarray, names: list[str],
+                     label: str, cond: Any, seed: int, max_rounds: int, rotate: bool, per_game_only: bool,
+                     first_game: int, batch_size: int, starts: list[int], end: int, fixed: int | None,
+                     shared: np.ndarray | None, dealt: np.ndarray,
+                     progress: Callable[[int], None] | None) -> list[Any]:
+    """The batches played on the cluster, in order; their rows into ``shared`` when the games' rows are fixed."""
+    results: list[Any] = []
+    # Each worker compiles or loads the entries before the first batch; the clock starts after.
+    warm_cluster(cluster, r, kinds, params, cond)
+    if progress:
+        progress(0)
+    shipped = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, [], {},
                               cond, r if cond is not None else None)
-        return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, cluster,
-                                    command, progress, chosen, r)
-    if cluster is not None:
-        _refuse_python(chosen)
-    starts = list(range(first_game, first_game + n_games, batch_size))
-    end = first_game + n_games
+    pieces = [(shipped, start, min(batch_size, end - start), per_game_only) for start in starts]
+    for i, (result, used) in cluster.each_done(batches.batch_rows, pieces):
+        start = starts[i]
+        count = min(batch_size, end - start)
+        if used is not None:
+            dealt[start - first_game:start - first_game + count] = used
+        if shared is not None:
+            # Into the rows the local run writes, so that the frame is built the same way.
+            rows = result[0] if len(result) == 1 else np.concatenate(result, axis=1)
+            row = (start - first_game) * fixed
+            shared[:, row:row + rows.shape[1]] = rows
+        results.append((i, result))
+        if progress:
+            progress(count)
+    return [result for _, result in sorted(results, key=lambda item: item[0])]
 
-    # Games of a fixed number of rounds write into one array, each batch its
-    # own rows: the frame then takes its columns as they are, without
-    # gathering every batch's rows into new memory.
-    shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
 
-    dealt = np.ones(n_games, dtype=np.int64)
+def _play_here(r: Ruleset, kr: Any, kinds: np.ndarray, params: np.ndarray, names: list[str], label: str, cond: Any,
+               seed: int, max_rounds: int, rotate: bool, per_game_only: bool, first_game: int, batch_size: int,
+               starts: list[int], end: int, fixed: int | None, shared: np.ndarray | None, dealt: np.ndarray,
+               workers: int, progress: Callable[[int], None] | None) -> list[Any]:
+    """The batches played on this machine's threads, in order; their rows into ``shared`` when the games' rows are
+    fixed."""
 
     def job(start: int) -> Any:
         count = min(batch_size, end - start)
@@ -384,48 +466,30 @@ def _simulate(
         return game_summary(batches.frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
 
     results: list[Any] = []
-    if cluster is not None:
-        # Each worker compiles or loads the entries before the first batch; the clock starts after.
-        warm_cluster(cluster, r, kinds, params, cond)
-        if progress:
-            progress(0)
-        shipped = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, [], {},
-                                  cond, r if cond is not None else None)
-        pieces = [(shipped, start, min(batch_size, end - start), per_game_only) for start in starts]
-        for i, (result, used) in cluster.each_done(batches.batch_rows, pieces):
-            start = starts[i]
-            count = min(batch_size, end - start)
-            if used is not None:
-                dealt[start - first_game:start - first_game + count] = used
-            if shared is not None:
-                # Into the rows the local run writes, so that the frame is built the same way.
-                rows = result[0] if len(result) == 1 else np.concatenate(result, axis=1)
-                row = (start - first_game) * fixed
-                shared[:, row:row + rows.shape[1]] = rows
-            results.append((i, result))
+    # Compiled (or loaded) before the first batch, in the thread that
+    # compiles without paging its frames in and out: a third less time on a
+    # fresh cache. Once a process has the kernels this costs nothing.
+    _compile_once(r, kinds, params, cond)
+    if progress:
+        progress(0)
+    if workers == 1:
+        for start in starts:
+            results.append(job(start))
             if progress:
-                progress(count)
-        results = [result for _, result in sorted(results, key=lambda item: item[0])]
+                progress(min(batch_size, end - start))
     else:
-        # Compiled (or loaded) before the first batch, in the thread that
-        # compiles without paging its frames in and out: a third less time on a
-        # fresh cache. Once a process has the kernels this costs nothing.
-        _compile_once(r, kinds, params, cond)
-        if progress:
-            progress(0)
-        if workers == 1:
-            for start in starts:
-                results.append(job(start))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            # map keeps batch order, so the frame is the same for any worker count.
+            for start, result in zip(starts, pool.map(job, starts)):
+                results.append(result)
                 if progress:
                     progress(min(batch_size, end - start))
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                # map keeps batch order, so the frame is the same for any worker count.
-                for start, result in zip(starts, pool.map(job, starts)):
-                    results.append(result)
-                    if progress:
-                        progress(min(batch_size, end - start))
-    _raise_policy_errors(chosen)
+    return results
+
+
+def _frame_of(results: list[Any], shared: np.ndarray | None, dealt: np.ndarray, names: list[str], rotate: bool,
+              r: Ruleset, label: str, cond: Any, per_game_only: bool, first_game: int, end: int) -> pl.DataFrame:
+    """The batches' rows as one frame, with the deals dealt per game under a condition."""
     if per_game_only:
         frame = pl.concat(results)
     elif shared is not None:
