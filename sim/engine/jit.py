@@ -1,300 +1,145 @@
-"""How the engine's functions are compiled.
+"""How the engine's functions are compiled: the rules, and why.
 
-:func:`kernel` is ``numba.njit`` with ``cache=True`` (a second run starts at
-once), ``nogil=True`` (worker threads run side by side) and numba's reference
-counting of arrays switched off (``_nrt=False``).
+The measurements behind each rule, and their history, are in
+``docs/performance.md``; change a rule only with a measurement there.
 
-Why no reference counting: a compiled function that takes arrays counts a
-reference to each on entry and releases it on exit, with an atomic
-instruction apiece, unless the optimiser can prove the pair useless, which it
-rarely can in a function with loops and early returns. A turn calls a dozen
-such functions with up to thirty arrays each, and the counting took over a
-third of the engine's time. Kernel functions only read and write arrays that
-their callers own and keep alive for the whole call, so they need no count.
+Which decorator:
 
-The price: a kernel function cannot create an array (numba refuses to
-compile ``np.empty`` there, so the mistake cannot go unnoticed) nor hand one
-to Python. Functions that allocate, such as the buffer makers and the game
-loop that owns the buffers, and the callbacks to Python policies, stay plain
-``njit``. ``_nrt`` is a documented-in-code but underscore option of numba's
-CPU target; if a numba release drops it, importing the engine fails at once.
+* :func:`kernel`: ``numba.njit`` with ``cache=True`` (a second run starts at
+  once), ``nogil=True`` (worker threads run side by side) and numba's
+  reference counting of arrays off (``_nrt=False``). A compiled function
+  counts a reference to each array it takes, with an atomic instruction
+  apiece, and a turn calls a dozen functions with up to thirty arrays: the
+  counting was over a third of the engine's time. Kernels only read and
+  write arrays their callers own and keep alive, so they need no count. The
+  price: a kernel cannot create an array (numba refuses ``np.empty`` there,
+  so the mistake cannot go unnoticed) nor hand one to Python. ``_nrt`` is an
+  underscore option of numba's CPU target; if a release drops it, importing
+  the engine fails at once.
+* :func:`entry`: for the functions that allocate (the buffer makers, the
+  game loops that own the buffers, the callbacks to Python policies):
+  ``njit`` with reference counting, otherwise compiled as kernels are.
 
-Why some kernels are inlined: numba passes every array by value, as a
-struct of seven to nine machine words, so a call with thirty arrays copies
-some 250 words onto the stack. The steps played once a turn (the take
-check, listing the legal layings, choosing, applying, discarding) are
-inlined into the turn, and the turn into the round, which removed a quarter
-of a turn's time. The turn's steps (``sim.engine.turn``) take the round
-state as one named tuple of arrays (``RoundState``): inlined, the tuple is
-never copied, so ``play_turn`` and the position machine
-(``sim.engine.position``), which calls the same steps one decision at a
-time, share them at no cost. Two ways are used:
+Inlining. numba passes every array by value, seven to nine machine words,
+so a call with thirty arrays copies some 250 words onto the stack; the steps
+played once a turn are therefore inlined, two ways:
 
 * ``kernel(inline="always")``, numba's own inlining, for the turn's steps
-  (``sim.engine.turn``), which take the round state: numba types the whole
-  caller again after each function it inlines, so compiling grows quickly
-  with it, but LLVM's inlining of these steps cost basic rummy 0.8% and
-  contrat 0.6% more instructions a round. Measured again later: Rami 51
-  0.2%, basic rummy 0.4% and contrat 0.5% more instructions. The plain
-  compile was no shorter (26-32 s either way), and the searching game
-  compiled alone in 51-60 s against 59-65 s. But the first
-  ``rami report --quick``, where the two compiles share the machine's two
-  cores, was no faster: 80.3 and 87.0 s against 77.5 and 82.0 s,
-  alternating. So the steps stay with numba's inlining;
+  (``sim.engine.turn``), which take the round state as one named tuple of
+  arrays (``RoundState``): inlined, the tuple is never copied, so the turn
+  and the position machine share the steps at no cost. numba types the
+  caller again after each function it inlines, so use it only there: LLVM's
+  inlining of these steps counted more instructions a round and compiled
+  no faster.
 * ``kernel(forceinline=True)``, LLVM's ``alwaysinline``, for every other
-  inlined kernel (the policies' choices, listing the legal layings, the
-  take check, the small helpers of hands and melds, the rollout's copies):
-  numba types each once, and its library is not optimised before its
-  callers inline it (see below). Moving the policies', the actions' and
-  the helpers' kernels from numba's inlining to LLVM's made the first
-  ``rami simulate --games 100`` on an empty cache 53.3 -> 44.3 s (side by
-  side), with the instructions of a round within 0.3% in all three games
-  (cachegrind: basic rummy and Rami 51 0.1% fewer, contrat 0.3% more).
+  inlined kernel (the policies' choices, the legal layings, the take check,
+  small helpers of hands and melds, the rollout's copies): numba types it
+  once, and its library is not optimised before its callers inline it.
 
-Each entry generates the machine code of everything it calls, so the
-plain game loop has one entry for Python, ``sim.engine.play.play_batch``:
-a simulation's batch, a batch of dealt games and a traced game are all
-calls of it (as three entries, the round's machine code was generated
-three times, some three seconds of a first compile apiece; a traced game
-after a simulation now compiles nothing). The game loop (``play_game``) is
-inlined by numba into it: numba links the machine code of every callee
-into each caller's library, so a game loop of its own made LLVM generate
-the whole round's code once more (about 2 seconds of a fresh compile). So
-too the searching table's batch loop into its two batch entries: called,
-it was a library of its own that LLVM optimised with the whole round
-linked in, before the entry optimised it all again (some 3 seconds).
+Every other kernel says ``forceinline=False`` (numba passes a caller's
+setting on to callees that leave it unset); LLVM still inlines small
+helpers where it pays.
 
-Every other kernel says ``forceinline=False``, since numba passes a caller's
-setting on to callees that leave it unset; small helpers are still inlined
-by LLVM's optimiser when it pays.
+Constants. numba types a constant argument as its value and compiles a
+callee once per set of constants its callers pass (a loop counter starting
+at ``0`` even compiled the round twice). :class:`KernelDispatcher` types
+every call from compiled code with plain types: one machine function per
+argument types (LLVM still sees the constants where it inlines). The meld
+searches keep the constants that they prune branches by:
+``kernel(constants=True)`` keeps them all, ``kernel(constants=("objective",
+...))`` those of the named parameters only, so that a rare call with
+another constant elsewhere does not compile the search again.
 
-Why constants passed to a kernel do not make new machine functions: numba
-types a constant argument as its value (``Literal[int](3)``), and its plain
-dispatcher compiles a callee once for every distinct set of constants its
-callers pass: the event recorder was compiled 28 times, the action pusher
-11 times. Worse, a loop counter that starts at ``0`` is first typed as the
-constant 0 and only then as an integer, so the round loop and everything
-under it were compiled twice. :class:`KernelDispatcher` types every call
-from compiled code with the plain types of its arguments: one machine
-function per argument types. This removed a third of a fresh compile's CPU
-time, with the same speed (LLVM still sees the constants where it inlines).
-Functions that allocate (:func:`entry`) use it too, so that their callers
-type them once. The meld search's kernels keep numba's way
-(``kernel(constants=True)``): callers pass them constant modes (objective,
-forced card, suit) that numba then prunes branches by, and without that
-basic rummy ran 6% and the batch best opening 5% slower (rounds per CPU
-second). The searches name the modes they keep
-(``kernel(constants=("objective", "need_natural"))``): every other
-argument is typed plainly, so that the joker-free second search of an
-opening or a contract (called with the constant 0 jokers, and rare: only
-when the best one used a joker) does not compile the whole search again,
-about 5 s of a first compile for no measurable speed (cachegrind's
-instructions of a round within 0.02% in all three games).
+Linking. numba compiles each callee into a library of its own and
+generates its machine code, then every caller links the callee's LLVM
+module in, optimises it again and generates it again. Here a kernel that
+compiled code calls is compiled to LLVM IR only (numba's ``no_compile``),
+optimised once and never code-generated; machine code is generated once,
+in the library of the function Python calls (an :func:`entry`), and cached
+there, callees included. So:
 
-Why the kernels that compiled code calls have no machine code of their
-own: numba compiles each callee into a library of its own and generates
-its machine code at once (cached or not: a library is handed to LLVM's
-code generator when it is finalised), and each caller links the callee's
-LLVM module into its own, optimises it again and generates its machine
-code again. The round (``play_round``) was generated once in its own
-library and again inside the batch's (``play_batch``), the take check and
-the legal layings four or five times over. :class:`KernelDispatcher`
-compiles a callee typed from compiled code to LLVM IR only (numba's own
-``no_compile`` mode, which it uses for its internal subroutines), in a
-library that is optimised once but never code-generated; machine code is
-generated once, in the library of the function Python calls (an
-:func:`entry`), and cached there, callees included. A kernel that Python
-calls directly (tests, the API) compiles and caches as before. Measured
-on a fresh cache, the first ``rami simulate --games 100`` went from 109 to
-85 CPU seconds with this alone, peak memory from 875 to 824 MB, at the same
-speed (rounds per CPU second of the three games within noise, if anything
-a few percent faster); only the entries write cache files now (5 files
-instead of 137), and a second run compiles nothing (2 CPU seconds, as
-before). Optimising a linked-only library's module too is kept: skipping
-it saved 11 more CPU seconds but made Rami contrat 6% slower.
+* one entry per game loop for Python (``sim.engine.play.play_batch`` plays
+  a batch, a dealt batch and a traced game alike), with the loop inlined
+  into it rather than called: each entry generates the whole round's code;
+* a kernel that Python calls directly compiles and caches as before.
 
-Two optimisations are not made twice, though. A ``forceinline`` kernel's
-library is not optimised at all (:attr:`_LinkedLibrary.inlined`): every
-caller inlines its code and optimises it there, where it meets the
-caller's constants. And a function Python calls that is declared
-``optimised_callees=True`` only relinks its module (:class:`_EntryLibrary`):
-numba would run LLVM's whole pipeline twice more over the code it links in,
-already optimised in the callees' own libraries. Declared so are the batch
-and trace entries of ``sim.engine.play`` and of the searching table
-(``sim.engine.search``), whose work is all in the round or the searching
-game they call, and the position machine's ``advance``, a loop over the
-turn's steps. Measured on a fresh cache, side by side: the first ``rami
-simulate --games 100`` 60.5 to 55.6 s for the first, 58.4 to 55.1 s for the
-second; the machine code runs as fast (cachegrind's instruction counts of
-simulations of all three games within 0.8%, fewer if anything), and the
-result hashes are unchanged. Not so the rollout's ``run_trials``: relinked,
-its own loop over the trials went unoptimised, 1% more instructions a
-playout when it was measured, for some seconds less compiling. It is
-optimised apart from its callees instead (below).
+Three declarations say how much of a library LLVM optimises:
 
-A kernel that compiled code calls may be declared so too: its linked
-library is then relinked rather than optimised (:attr:`_LinkedLibrary.relinked`).
-Declared so are the searching game's levels above the rollouts
-(``play_search_game``, ``search_round``, ``search_decision``,
-``searched_choice``): each linked in the whole round and the rollouts,
-and LLVM optimised all of it again at every level (some 5 s each), while
-the rollouts, where a searching game spends its time, are optimised in
-``run_trials``' own library. Measured on a fresh cache, side by side: a
-first simulation with a searching seat 97.5 -> 78.8 s; a searching game
-plays the same decisions and playouts, at 0.35% more instructions a round
-(cachegrind, four searching seats of 8 trials: 187.8 -> 188.4 million),
-the price of the levels' own loops left unoptimised.
+* a ``forceinline`` kernel's library is not optimised at all: every caller
+  inlines it and optimises it there, with the caller's constants;
+* ``optimised_callees=True`` (an entry or a kernel whose work is all in the
+  kernels it calls, optimised in their own libraries): its module is only
+  relinked (:class:`_EntryLibrary`, :attr:`_LinkedLibrary.relinked`), not
+  run through LLVM's pipeline again. Declared so: the batch and trace
+  entries of ``sim.engine.play`` and of the searching table, the position
+  machine's ``advance``, the searching game's levels above the rollouts
+  (``play_search_game``, ``search_round``, ``search_decision``,
+  ``searched_choice``) and the doors below. Not a function with a hot loop
+  of its own (the rollouts' ``run_trials``): relinked, that loop goes
+  unoptimised;
+* ``optimised_apart=True`` (:attr:`_LinkedLibrary.apart`), for a kernel that
+  calls kernels which many others call too (the position machine's steps
+  that call one another, ``finish_round``, ``run_trials``): its module is
+  optimised with only its ``forceinline`` callees and numba's helpers linked
+  in, and its other callees, already optimised, are linked in after. Its
+  own code is still optimised; what it gives up is LLVM inlining a small
+  plain kernel it calls, so make such a kernel ``forceinline`` if it must be
+  inlined (the policies' ``took_cards``). The two declarations contradict
+  each other and are refused together.
 
-Why some kernels are optimised apart from the kernels they call: a
-kernel's library links in the modules of the kernels it calls, already
-optimised in their own libraries, and LLVM optimises the whole again. The
-position machine's steps call one another (the draw calls the start of the
-laying, which lists the layings; ``play_choice`` calls the draw, the
-laying, the throw and the "Puis-je ?" answer), so the listing of the
-layings was optimised once in its own library and again in seven callers,
-some 1.2 s apiece, in the second process of a first report (:mod:`sim.ahead`),
-the one a first report waits for. A kernel declared
-``optimised_apart=True`` (:attr:`_LinkedLibrary.apart`) is optimised with
-only its ``forceinline`` callees and numba's own helpers linked in; the
-other kernels it calls are linked in after, as they were optimised. Unlike
-``optimised_callees``, its own code (the turn's steps numba inlines into
-it) is still optimised; what it gives up is LLVM inlining a small plain
-kernel it calls, so the policies' ``took_cards``, which a round's turns
-call, is ``forceinline`` now, as it was inlined anyway. Declared so: the position
-machine's steps that call others, ``finish_round`` and the rollouts'
-``run_trials``. Measured on an empty cache: the second process (positions,
-then the searching game) 62.8 -> 51.0 CPU seconds, LLVM's module
-optimisation in it 22.2 -> 11.2 s; the first ``rami report --quick``
-73.6 and 71.5 s -> 65.8 and 65.5 s, alternating (CPU 135.5 and 132.1 s
--> 120.0 and 120.7 s). A playout of the rollout benchmark's position
-counted 0.2% more instructions (``benchmarks/count_instructions.py
---playouts 400``: belief 99,880 -> 100,112, clairvoyant 92,868 -> 93,041;
-mispredicted branches 1.5% fewer): the steps now call the throw and the
-listing of the discards where LLVM had inlined them. A round of the plain
-game loop is unchanged (Rami 51 73,789, contrat 121,980, basic rummy
-42,718), and rollouts give the same results.
+Internal callees. numba links each callee in as ``linkonce_odr``, visible to
+other modules, so LLVM never removes the arguments it does not read: a
+called kernel took some sixty words (arrays, and the rules'
+``KernelRules`` as twenty-nine), most on the stack. Every library whose
+machine code is generated makes its linked callees internal and drops
+their dead arguments just before code generation
+(``_EngineLibrary._drop_dead_arguments``). Not before the optimisation:
+LLVM would then inline every function called once and optimise it again,
+doubling the compile.
 
-Why the callees linked into a library are made internal to it, once it is
-optimised: numba passes every argument of a compiled call as machine words
-of its own, an array as seven to nine (its memory owner, parent, size,
-item size, data, shape and strides) and the rules (``KernelRules``) as
-twenty-nine, so a called kernel such as the table's refresh after a laying
-took some sixty words, most of them on the stack, at every call. LLVM
-removes the arguments a function never reads (dead-argument elimination)
-only for a function no other module can see, and numba links each callee
-in as ``linkonce_odr``, a definition other modules may share. So every
-library whose machine code is generated (:class:`_EngineLibrary`,
-:class:`_EntryLibrary`) makes its linked callees internal and runs that
-elimination just before code generation (``_drop_dead_arguments``);
-the libraries linked into others are left as they are. Measured against
-the tree before, cachegrind's instructions of a round
-(``benchmarks/count_instructions.py``): Rami 51 86,383 -> 83,895, contrat
-152,390 -> 144,292 (with the contract test of both kinds together, 0.8%
-of it), basic rummy 52,665 -> 50,531; rounds per CPU second, alternating
-over three pairs: Rami 51 0 to +21%, basic rummy +7 to +33% (storing the
-words and loading them back cost more time than their instructions'
-share); the rollout benchmark's playouts +7 to +8% (belief) and +10 to
-+17% (clairvoyant); the first ``rami simulate --games 100`` on an empty
-cache within the noise (28.7 and 27.9 s against 28.4 and 27.1 s), its
-peak memory the same; the result hashes unchanged. Made internal before
-the optimisation instead, the callees saved some 0.5% more instructions,
-but LLVM then inlined every function called once into its caller and
-optimised it again there: the first rollout on an empty cache compiled in
-122 s instead of 61 s, at 1.04 GB instead of 0.67 GB.
-
-Why Python calls some kernels through doors: a kernel typed for linking
-has no machine code of its own, so when Python then calls it directly
-numba types, lowers and optimises it again for Python. The position
-machine's ``decide`` and ``play_choice`` and the rollouts' ``run_trials``
-are linked into the searching game, and a report plays the searching game
-before its positions and rollouts, so each was compiled twice there.
-Python calls them through entries that only call them
+Doors. A kernel typed for linking has no machine code of its own, so
+Python calling it directly would compile it a second time. The kernels
+that the searching game links in and Python calls too (the position
+machine's ``decide`` and ``play_choice``, the rollouts' ``run_trials``) are
+called from Python through entries that only call them
 (``decide_for_python``, ``play_choice_for_python``,
-``run_trials_for_python``, declared ``optimised_callees``): the kernel
-is typed once, for linking, and the door relinks it and generates its
-machine code. Measured on a fresh cache, a searching game then a traced
-game, a position and a rollout in one process: 17.9 to 11.4 s for the
-second part; the first ``rami report --quick`` took 130 s before and 109 s
-after, run one after the other (a first compile's time moves by some 15%
-between runs on one machine); a rollout alone compiles as before (57.8
-and 56.5 s side by side).
+``run_trials_for_python``, declared ``optimised_callees``).
 
-numba keys each cached entry on the processor it was compiled for (the
-target, CPU name and CPU features: its codegen's ``magic_tuple``), so a
-cache copied to a machine whose processor differs is compiled afresh
-there, callees included, since they are part of the entry's machine code.
+numba keys each cached entry on the processor it was compiled for, so a
+cache copied to another processor is compiled afresh there, callees
+included.
 
-Why an inlined function's IR is built once: numba inlines an
-``inline="always"`` function by running its front end (bytecode to IR,
-with its own inlinings, recursively) afresh at every call site, then deep
-copying the result twice; the turn's steps were thus rebuilt once per
-caller level. That IR does not depend on the caller, so it is built once
-per process (:func:`_inline_ir`) and each call site gets a copy with a
-fresh function identity (so that two inlined copies keep distinct
-variable names, as numba's own give them): alone, 109 to 97 CPU seconds
-of a first run; with the linking above, 85 to 80.
+What is changed in numba's compiler, to compile in less time with the same
+machine code:
 
-Why the inlined blocks are copied with one memo: numba copies the IR it
-inlines block by block, twice per call site, each block with a fresh
-``deepcopy`` memo, and each variable holds its scope, which holds every
-variable of the function: so each block's copy copied the whole function's
-variables again, a cost of blocks times variables. The turn, inlined with
-its steps, has hundreds of blocks and thousands of variables: copying took
-over a third of a fresh compile (6 million variable copies).
-:class:`_BlockCopies` gives the blocks of one scope one memo during an
-inlining, so the scope is copied once, and the copy shares one scope among
-its blocks as the original does (numba asserts a single scope there).
-Measured on a fresh cache, the first ``rami simulate --games 100`` went
-from 81.5 to 66.4 s (77.8 to 63.5 CPU seconds, run side by side), peak
-memory from 857 to 565 MB, with the same machine code (the result hashes
-unchanged).
+* an inlined function's IR is built once per process (:func:`_inline_ir`):
+  numba runs its front end afresh at every call site, though that IR does
+  not depend on the caller; each call site gets a copy with a fresh function
+  identity, so two inlined copies keep distinct variable names;
+* the inlined blocks of one scope are copied with one memo
+  (:class:`_BlockCopies`): numba copied the whole function's variables
+  again with every block, a cost of blocks times variables;
+* a compile that Python asks for runs in a compiling thread with a large
+  first frame chunk (:func:`run_in_thread`): numba recurses deeply, and a
+  small chunk maps and unmaps memory at every step across its boundary;
+  a compile under numba's compiler lock stays in its thread;
+* the flags' values are read from a dict (:func:`_config_values`), not
+  through some twenty properties at each of the hundreds of thousands of
+  hashes and comparisons numba makes of them;
+* numba's error markup of the failed typing attempts, nearly all never
+  shown, joins the same text without opening a colorama shell each time
+  (:func:`_markup`).
 
-Why a compile that Python asks for runs in another thread: numba's
-compiler recurses deeply, and a thread whose first frame chunk is small
-maps and unmaps memory at every step across a chunk boundary (see
-:func:`run_in_thread`). The engine's game loops were compiled in such a
-thread already (``sim.engine.warm``); the kernels Python calls otherwise
-(the position machine's and the rollouts' doors, the traced game, the
-tests' direct calls) compiled in the calling thread.
-:meth:`_LinkedDispatcher.compile` now hands every compile or cache load
-Python asks for to a compiling thread, unless it runs in one already or
-under numba's compiler lock (a compile that compiled code asked for).
-Measured on an empty cache, a traced game of Rami 51, a position taken
-from it and its rollouts, in one process: 70.7 and 62.6 s before, 61.7
-and 62.0 s after (system time 3.3 and 3.1 s before, 0.6 s after).
-
-Why the flags' values are read from a dict: numba keys every typed
-implementation (an operator on given types, an array's ``setitem``) on the
-flags of the compile that asked for it, and hashes and compares those
-flags by all their values, which it read through some twenty properties every
-time: 391,455 times in a first compile of the engine (``rami simulate``).
-:func:`_config_values` builds the same values from a dict of the defaults
-and the options set: 3.8 µs a call before, 0.3 µs after, some 1.4 s of the
-first compile's CPU time (the compile's own time varies more than that
-from run to run on a shared machine, so the saving is counted, not timed).
-
-Why numba's error markup is replaced: numba writes the message of every
-failed typing attempt (an operator tried on types it does not take), some
-28,000 of them in a first compile, nearly all never shown, and its markup
-opened a colorama shell for each, wrapping the console's streams anew.
-:func:`_markup` joins the same text without it: 1.5 s to 0.03 s of a first
-compile under ``cProfile`` (58.4 to 56.7 s in all there).
-
-Why hot kernels index with unsigned or bounded integers: numba reads a
-signed index as Python does, counting from the end when it is negative,
-so every array access with a signed index carries a compare and a select
-that LLVM removes only where it can prove the index non-negative (a
-``range`` counter, yes; a value read from an array or passed in by the
-caller, no). The kernels a turn runs many times read such indices: a seat
-(``play_turn`` bounds it, ``seat & 0xFF``, the same seat, for all its
-inlined steps), candidates read from the searches' lists and chains, card
-codes and the pile's and stock's tops; these are cast to ``np.uint64``
-where read. Together they removed 10% of a basic rummy round's
-instructions and of a contrat deal's, and 5% of a Rami 51 round's
-(``benchmarks/count_instructions.py``), the bounded seat most.
-Mixing ``np.uint64`` with signed integers in arithmetic gives floats in
-numba, so the casts are made at the index, not on the variables a kernel
-computes with.
+Hot kernels index with unsigned or bounded integers. numba reads a signed
+index as Python does, counting from the end when negative, so each access
+carries a compare and a select that LLVM removes only where it can prove
+the index non-negative (a ``range`` counter, yes; a value read from an
+array or passed in, no). The indices a turn reads many times (the seat,
+bounded once by ``play_turn`` as ``seat & 0xFF``, candidates read from the
+searches' lists and chains, card codes, the pile's and stock's tops) are
+cast to ``np.uint64`` where read. Mixing ``np.uint64`` with signed integers
+in arithmetic gives floats in numba, so cast at the index, not on the
+variables a kernel computes with.
 """
 
 from __future__ import annotations
