@@ -31,13 +31,13 @@ says after how many trials), and the rollout stops once every remaining
 difference's interval is narrower than ``width``. So that intervals looked at
 after every batch stay valid, look ``k`` spends ``alpha_k = 0.05 * 6 / (pi**2 *
 k**2)`` of the error (the ``alpha_k`` sum to 0.05 over all looks, a union
-bound): the intervals are wider than fixed-``n`` ones, and the chance that any
+bound; the rule is the engine's, :func:`sim.engine.search.look_alpha`, which a
+searching seat's looks read too): the intervals are wider than fixed-``n`` ones, and the chance that any
 of them, at any look, misses its true difference stays below 5% per choice.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -51,6 +51,7 @@ from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.checks import ROLLOUT_SEED_MAX, check_seed
 from sim.engine import rollout as RK
+from sim.engine import search as SK
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
@@ -142,6 +143,12 @@ def known_cards(position: Position) -> np.ndarray:
     back from the table are known until the seat lays or throws a card of
     that code. The deciding seat's own hand (:attr:`Position.seat`, the seat
     asked at a "Puis-je ?") is not counted (it sees it).
+
+    The rule's reference is the searching game loop's
+    :func:`sim.engine.search.note_public`, which keeps the count from the
+    engine's state after every decision; this reads it from the position's
+    events instead, and the tests check that both give the same count at
+    every decision of many rounds.
     """
     known = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
 
@@ -180,7 +187,6 @@ def evidence_counts(position: Position) -> np.ndarray:
     where the pile is taken only after it), then fades the seat's counts.
     """
     from sim.engine import position as K
-    from sim.engine import search as SK
 
     evidence = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.float64)
     pile: list[int] = []
@@ -327,7 +333,7 @@ def rollout(
         if width is None:
             break
         look += 1
-        z = NormalDist().inv_cdf(1 - 0.05 * 6 / (math.pi ** 2 * look ** 2) / 2)
+        z = NormalDist().inv_cdf(1 - SK.look_alpha(look) / 2)
         best = _best(points, active, done, lower)
         narrow = True
         for j in range(k):

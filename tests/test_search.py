@@ -51,9 +51,55 @@ def test_bad_search_strategies_are_refused(text, message):
 def test_look_quantiles_spend_five_percent_over_all_looks():
     from statistics import NormalDist
 
-    for look in (1, 2, 5, 40):
+    for look in (1, 2, 5, 13, 40):
         alpha = 0.05 * 6 / (np.pi ** 2 * look ** 2)
+        assert SK.look_alpha(look) == pytest.approx(alpha, rel=1e-15)
         assert SK.look_z(look) == pytest.approx(NormalDist().inv_cdf(1 - alpha / 2), abs=1e-9)
+    assert sum(SK.look_alpha(look) for look in range(1, 100_000)) == pytest.approx(SK.ALPHA, rel=1e-4)
+
+
+@pytest.mark.parametrize("preset, seats, seed", [
+    ("rami51", ["expert", "greedy", "random", "cautious"], 3),
+    # greedy asks "Puis-je ?" in contrat: cards taken out of turn are known too.
+    ("contrat", ["greedy", "random", "greedy"], 5),
+    ("basic", ["expert", "random", "greedy"], 7),
+    ("rami51", ["random", "random"], 8),
+])
+def test_the_known_cards_a_trace_shows_are_the_game_loops(preset, seats, seed):
+    # One rule, two readings: the searching game loop keeps what each seat is
+    # publicly known to hold from the engine's state after every decision
+    # (note_public, the reference); a position reads it from its trace's
+    # events (sim.rollouts.known_cards). They agree at every decision.
+    from sim import cards as cardlib
+    from sim.engine import position as K
+    from sim.engine.state import MAX_SEATS
+    from sim.rollouts import known_cards
+
+    events = sim.play_traced(preset, seats, seed=seed, max_rounds=3)
+    checked = 0
+    for deal in [i for i, e in enumerate(events) if e["type"] == "deal"]:
+        position = Position.from_trace(events, deal)
+        known = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.int64)
+        took = np.zeros_like(known)
+        while position.decision != "over":
+            seat = position.seat
+            phase = int(position.kernel_state().turn[K.TS_PHASE])
+            before = np.zeros(cardlib.N_CODES, dtype=np.int64)
+            for c in cardlib.parse(position.hand(seat)):
+                before[int(c)] += 1
+            text, after = position.step()
+            choice = dict(position.choice_codes())[text]
+            state = after.kernel_state()
+            SK.note_public(state.rules, state.round, seat, phase, choice, took, before, known)
+            if after.decision != "over":
+                expected = known.copy()
+                expected[after.seat] = 0
+                assert np.array_equal(known_cards(after), expected), (preset, seed, len(after.events))
+                checked += 1
+            position = after
+    assert checked > 100
+    if preset == "contrat":
+        assert any(e["type"] == "may_i" for e in events)
 
 
 @pytest.mark.parametrize("preset, seats", [

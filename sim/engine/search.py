@@ -24,9 +24,10 @@ records, so results, datasets and replays take both alike.
 
 Budget and stopping. Trials run in looks of ``SEARCH_LOOK``; after look
 ``k`` a choice whose paired difference from the current best has a normal
-interval, at error ``alpha_k = 0.05 * 6 / (pi^2 k^2)``, wholly on the worse
-side of zero is dropped (the ``alpha_k`` sum to 0.05 over all looks, the
-rule of :mod:`sim.rollouts`), so the trials go to the choices still close.
+interval, at error ``alpha_k = 0.05 * 6 / (pi^2 k^2)`` (:func:`look_alpha`, the
+one owner of the rule, which :mod:`sim.rollouts` reads too), wholly on the
+worse side of zero is dropped (the ``alpha_k`` sum to 0.05 over all looks),
+so the trials go to the choices still close.
 The search stops at the seat's ``trials`` per choice, when one choice is
 left, or when every remaining difference's interval is narrower than the
 seat's ``width`` in points (alike enough not to matter). Ties go to the
@@ -37,8 +38,10 @@ cards it is publicly known to hold (taken from the pile, "Puis-je ?"
 included, or a joker taken back, until it lays or throws a card of that
 code): :func:`note_public` keeps that count up to date after every decision
 from public facts alone (the pile's takes in ``pub``, the cards that left
-the hand to the table or the pile), as :func:`sim.rollouts.known_cards`
-counts it from a trace.
+the hand to the table or the pile). It is the reference of the rule:
+:func:`sim.rollouts.known_cards` reads the same count from a trace's events,
+where no engine state is at hand, and the tests check that the two agree at
+every decision of many rounds.
 """
 
 from __future__ import annotations
@@ -74,14 +77,30 @@ N_TALLY = 2
 TALLY_DECISIONS, TALLY_PLAYOUTS = 0, 1  # searched decisions (two choices or more), playouts played
 
 
+ALPHA = 0.05
+"""The error that all the looks of a search or of a stopped rollout spend together."""
+
+
+@kernel
+def look_alpha(look):
+    """The error spent at look ``look`` (from 1): ``alpha_k = 0.05 * 6 / (pi^2 k^2)``.
+
+    The ``alpha_k`` sum to :data:`ALPHA` over all looks (a union bound), so
+    intervals looked at after every batch of trials stay valid. The one
+    owner of the rule: a searching seat's looks (:func:`look_z`) and a
+    stopped rollout's (:func:`sim.rollouts.rollout`) both read it.
+    """
+    return ALPHA * 6.0 / (math.pi * math.pi * (look * look))
+
+
 @kernel
 def look_z(look):
-    """The normal quantile of look ``look`` (from 1): ``P(|Z| > z) = 0.05 * 6 / (pi^2 look^2)``.
+    """The normal quantile of look ``look`` (from 1): ``P(|Z| > z) =`` :func:`look_alpha` ``(look)``.
 
     Newton's method on the two-sided tail, which is convex and decreasing:
     from the left of the root every step stays left of it, so it converges.
     """
-    a = 0.05 * 6.0 / (math.pi * math.pi * look * look)
+    a = look_alpha(look)
     z = 0.0
     for _ in range(60):
         tail = math.erfc(z / math.sqrt(2.0))
