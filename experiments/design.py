@@ -62,7 +62,7 @@ from experiments.stats import Estimate
 from sim import api, distributed
 from sim import provenance as provenance_lib
 from sim import rules
-from sim.checks import SEED_MAX
+from sim.checks import SEED_MAX, is_whole, is_whole_valued
 
 __all__ = [
     "ANALYSIS_KEYS",
@@ -191,7 +191,7 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
         return tuple(_coerce(key, item, args[0]) for item in items)
     if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    if hint is int and isinstance(value, float) and value == int(value):
+    if hint is int and isinstance(value, float) and is_whole_valued(value):
         return int(value)
     if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
         kinds = {int: "a whole number", float: "a number", str: "a word", bool: "true or false"}
@@ -610,7 +610,7 @@ def _tables(part: Any, config: Config) -> list[tuple[Any, list[str], str | None]
     if inner is not None:
         return _tables(inner, config)
     ruleset, players = getattr(config, "ruleset", None), getattr(config, "players", None)
-    if ruleset is None or isinstance(players, bool) or not isinstance(players, int):
+    if ruleset is None or not is_whole(players):
         return []
     # A part that traces or forks games of its own: one table per strategy of its config, every seat alike.
     named = getattr(config, "strategies", None) or (getattr(config, "strategy", "greedy"),)

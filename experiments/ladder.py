@@ -67,6 +67,7 @@ from experiments import metrics, plots, stats
 from experiments.stats import Estimate
 from experiments.tournament import claim_folder, dataset_rows, identity, play_table
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
            "charge", "check", "clock", "finishes", "focal_points", "ladder", "measure_cpu", "play", "rating_fit",
@@ -512,8 +513,7 @@ def _plan(players, ruleset, games, reference, resamples, timing_games):
     if same and identity(same[0], r.game) != identity(ref, r.game):
         raise ValueError(f"player {ref.name!r} is not the reference of that name (other parameters): rename one")
     for key, value, least in (("games", games, 2), ("resamples", resamples, 50), ("timing_games", timing_games, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+        check_whole(key, value, least)
     return chosen, ref, r
 
 

@@ -61,6 +61,7 @@ import polars as pl
 import strategies as strategy_lib
 from experiments.tournament import identity, play_table
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
            "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
@@ -487,8 +488,7 @@ def check_settings(indifference: float, improvement: float, alpha: float, beta: 
     if field_size < 1:
         raise ValueError("the field must hold at least one strategy (the other seats of the table)")
     for key, value, least in (("batch", batch, 1), ("max_games", max_games, MIN_FIRST_LOOK)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+        check_whole(key, value, least)
     sprt_bounds(alpha, beta)
     for key, value in (("indifference", indifference), ("improvement", improvement)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -45,6 +45,7 @@ from experiments import compare, design, metrics, plots, stats, wording
 from experiments.design import Arm, Finding
 from sim import deals as deals_lib
 from sim import rules
+from sim.checks import is_whole
 
 __all__ = [
     "DESIGNS", "MEASURES", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
@@ -330,7 +331,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     games = take("games", int, 2000, lambda v: v >= 2, "a whole number, at least 2 (an interval needs two games)")
     quick_games = take("quick_games", int, min(200, games), lambda v: v >= 2, "a whole number, at least 2")
     seeds = take("seeds", list, [1, 2], lambda v: 1 <= len(v) <= 2 and all(
-        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in v) and len(set(v)) == len(v),
+        is_whole(s, 0, 2**63 - 1) for s in v) and len(set(v)) == len(v),
         "one or two different whole numbers from 0 to 2**63 - 1")
     # A condition names seats ("seat 0 holds two jokers"): by default the arms keep their strategies in their
     # seats (common deals), since rotations would move the focal strategy away from the seat the condition names.
@@ -396,7 +397,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
             if not all(isinstance(seats[k], str) for k in ("focal", "field")):
                 raise fail(f"arm {arm!r}: focal and field are strategy names", ("arms",), arm)
             fs = seats.get("focal_seats", 1)
-            if isinstance(fs, bool) or not isinstance(fs, int) or fs < 1:
+            if not is_whole(fs, 1):
                 raise fail(f"arm {arm!r}: focal_seats is a whole number, at least 1", ("arms",), arm)
             if players is None and "players" not in sweep:
                 raise fail(f"arm {arm!r} gives a focal strategy and a field: set players (or sweep it)", (), None)
@@ -434,9 +435,9 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
         if factor not in SWEEP_BUILT_INS and factor not in used:
             raise fail(f"sweep factor {factor!r} is used nowhere: write {{{factor}}} in a strategy, a rule or the "
                        f"game, or use a built-in factor ({', '.join(SWEEP_BUILT_INS)})", ("sweep",), factor)
-        if factor == "players" and not all(isinstance(v, int) and 2 <= v <= 8 for v in sweep[factor]):
+        if factor == "players" and not all(is_whole(v, 2, 8) for v in sweep[factor]):
             raise fail("sweep factor players: whole numbers from 2 to 8", ("sweep",), factor)
-        if factor == "focal_seats" and not all(isinstance(v, int) and v >= 1 for v in sweep[factor]):
+        if factor == "focal_seats" and not all(is_whole(v, 1) for v in sweep[factor]):
             raise fail("sweep factor focal_seats: whole numbers, at least 1", ("sweep",), factor)
 
     study = Study(name=name, title=title, game=game, players=players, arms=arms,

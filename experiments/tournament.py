@@ -47,6 +47,7 @@ import strategies as strategy_lib
 from experiments import metrics, stats
 from experiments.stats import Estimate
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "claim_folder", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
@@ -481,12 +482,9 @@ def _plan(strategies, ruleset, players, games, resamples):
     chosen = _named(strategies)
     if players is None:
         players = min(len(chosen), 4)
-    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
-        raise ValueError(f"players must be a whole number of at least 2, got {players!r}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise ValueError(f"games must be a whole number of at least 2, got {games!r}")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 50:
-        raise ValueError(f"resamples must be a whole number of at least 50, got {resamples!r}")
+    players = check_whole("players", players, 2)
+    games = check_whole("games", games, 2)
+    resamples = check_whole("resamples", resamples, 50)
     base = rules.as_ruleset(ruleset)
     r = base if base.players == players else base.replace(players=players)
     tables = tables_for(len(chosen), players)

@@ -43,6 +43,7 @@ import strategies as strategy_lib
 from experiments import sequential, stats
 from experiments.tournament import play_table
 from sim import distributed, rules
+from sim.checks import check_whole, is_whole_valued
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
 __all__ = ["STUDY_FILE", "Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
@@ -75,7 +76,7 @@ def parse_space(items: Sequence[str] | Mapping[str, Sequence[float]]) -> dict[st
         if not (math.isfinite(low) and math.isfinite(high) and lo_allowed <= low < high <= hi_allowed):
             raise ValueError(f"range {name}={low:g}:{high:g} must satisfy {lo_allowed} <= low < high <= {hi_allowed} "
                              f"({meaning})")
-        if name in CHOICE_PARAMETERS and (low != int(low) or high != int(high)):
+        if name in CHOICE_PARAMETERS and not (is_whole_valued(low) and is_whole_valued(high)):
             raise ValueError(f"range {name}={low:g}:{high:g}: {name} selects a behaviour, so its bounds are whole "
                              f"numbers from {lo_allowed:g} to {hi_allowed:g} ({meaning})")
         pairs[name] = (low, high)
@@ -150,8 +151,7 @@ class TuneConfig:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
         for key, least in (("trials", 1), ("games", 2), ("top", 1), ("confirm_games", 2), ("max_games", 2)):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+            check_whole(key, value, least)
         if not self.field:
             raise ValueError("the field must hold at least one strategy (the other seats of the table)")
         parse_space(self.space)

@@ -28,6 +28,7 @@ from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
+from sim.checks import check_whole, is_whole, whole_range
 from sim.modes import BELIEF, CLAIRVOYANT, MODES
 from sim.position import Position
 from sim.rollouts import Rollout
@@ -333,8 +334,7 @@ def describe(event: dict[str, Any]) -> str:
 
 def _locate(events: Sequence[dict[str, Any]], index: int) -> tuple[int, int, int]:
     """``(deal index, turn, start)`` of the turn that contains event ``index``."""
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-        raise ValueError(f"index must be a whole number, got {index!r}")
+    check_whole("index", index)
     if not 0 <= index < len(events):
         raise ValueError(f"index {index} is outside the trace (events 0 .. {len(events) - 1})")
     index = int(index)
@@ -510,8 +510,8 @@ class PositionAdvice:
 def _advise_view(source: SeatView | str | dict[str, Any], strategy: str | strategy_lib.Strategy,
                  rollouts: int | None, rollout_seed: int, mode: str, width: float | None) -> PositionAdvice:
     trials = VIEW_TRIALS if rollouts is None else rollouts
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"rollouts must be a whole number >= 1 for a typed position, got {rollouts!r}")
+    if not is_whole(trials, 1):
+        raise ValueError(f"rollouts must be {whole_range(1)} for a typed position, got {rollouts!r}")
     text = source if isinstance(source, str) else None
     try:
         view = from_json(source) if isinstance(source, dict) else parse_view(text if text is not None
@@ -588,8 +588,7 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         raise ValueError("index must name an event of the trace (a deal or an event of a turn)")
     events = source
     rollouts = 0 if rollouts is None else rollouts
-    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 0:
-        raise ValueError(f"rollouts must be a whole number >= 0, got {rollouts!r}")
+    check_whole("rollouts", rollouts, 0)
     events = list(events)
     head = _header(events)
     deal, turns, start = _locate(events, index)

@@ -32,7 +32,7 @@ import polars as pl
 import strategies as strategy_lib
 from sim import batches, store
 # The result columns and the batch job are the batch module's; the API offers them as its own.
-from sim.checks import check_seed
+from sim.checks import check_seed, check_whole
 from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND_COLUMNS, game_summary
 from sim.engine import play as E
 from sim.engine import warm
@@ -80,12 +80,6 @@ def check_information(chosen: Sequence[str | strategy_lib.Strategy]) -> None:
 
 LAST_GAME = 2**31 - 2
 """The last game index the engine numbers (its game index is a 32-bit integer)."""
-
-
-def _check_count(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def ruleset_label(r: Ruleset) -> str:
@@ -298,15 +292,15 @@ def _simulate(
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    n_games = _check_count("n_games", n_games, 1)
-    first_game = _check_count("first_game", first_game, 0)
+    n_games = check_whole("n_games", n_games, 1)
+    first_game = check_whole("first_game", first_game, 0)
     if cluster is not None:
         # The cluster's threads size the default batches, as a machine's cores do.
         workers = cluster.threads()
     if workers is None:
         workers = os.cpu_count() or 1
-    workers = _check_count("workers", workers, 1)
-    max_rounds = _check_count("max_rounds", max_rounds, 1)
+    workers = check_whole("workers", workers, 1)
+    max_rounds = check_whole("max_rounds", max_rounds, 1)
     seed = _check_seed(seed)
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
@@ -320,7 +314,7 @@ def _simulate(
             batch_size = min(2000, max(batch_size, 250))
         elif not per_game_only and fixed is None:
             batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
-    batch_size = _check_count("batch_size", batch_size, 1)
+    batch_size = check_whole("batch_size", batch_size, 1)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
@@ -619,8 +613,8 @@ def search_effort(
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    n_games = _check_count("n_games", n_games, 1)
-    first_game = _check_count("first_game", first_game, 0)
+    n_games = check_whole("n_games", n_games, 1)
+    first_game = check_whole("first_game", first_game, 0)
     seed = _check_seed(seed)
     kr = kernel_rules(r)
     kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
@@ -668,8 +662,8 @@ def play_traced(
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    max_rounds = _check_count("max_rounds", max_rounds, 1)
-    game = _check_count("game", game, 0)
+    max_rounds = check_whole("max_rounds", max_rounds, 1)
+    game = check_whole("game", game, 0)
     if game > LAST_GAME:
         raise ValueError(f"game must be at most {LAST_GAME:,} (the last game simulate plays), got {game:,}")
     seed = check_seed(seed)
@@ -679,7 +673,7 @@ def play_traced(
     order = np.zeros(0, dtype=np.int64)
     order_round = 0
     if deal is not None:
-        order_round = _check_count("deal round", deal.get("round", 0), 0)
+        order_round = check_whole("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
     if E.searching(kinds):
         n_ev, overflow = trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,

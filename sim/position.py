@@ -37,6 +37,7 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.api import resolve, scripted_deal
+from sim.checks import check_whole, is_whole
 from sim.engine import melds as M
 from sim.engine import play as E
 from sim.engine import position as K
@@ -401,8 +402,7 @@ class Position:
         itself for sure), as a scripted deal does not.
         """
         r, chosen = resolve(ruleset, strategies)
-        if isinstance(round, bool) or not isinstance(round, (int, np.integer)) or not 0 <= round:
-            raise ValueError(f"round must be a whole number >= 0, got {round!r}")
+        check_whole("round", round, 0)
         totals = [0] * r.players if totals is None else [int(t) for t in totals]
         if len(totals) != r.players:
             raise ValueError(f"{len(totals)} totals for {r.players} players")
@@ -465,7 +465,7 @@ class Position:
         missing = [k for k in ("ruleset", "strategies", "seed", "game", "deterministic") if k not in head]
         if missing:
             raise ValueError(f"the game_start event lacks {', '.join(missing)}: trace the game again")
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 < index < len(events):
+        if not is_whole(index, 1, len(events) - 1):
             raise ValueError(f"index must be an event of the trace, 1 .. {len(events) - 1}; got {index!r}")
         index = int(index)
         kind = events[index].get("type")
@@ -567,7 +567,7 @@ class Position:
     def events_after(self, mark: int) -> list[dict[str, Any]]:
         """The round's events written after ``mark``, the :attr:`event_rows` of this position or of one
         that led to it: reading only the new events keeps a walk through a round linear in its length."""
-        if isinstance(mark, bool) or not isinstance(mark, (int, np.integer)) or not 0 <= mark <= self._g[G_NEV]:
+        if not is_whole(mark, 0, int(self._g[G_NEV])):
             raise ValueError(f"mark must be an event_rows of this round, 0 .. {int(self._g[G_NEV])}; got {mark!r}")
         return events_to_dicts(self._ev[int(mark): self._g[G_NEV]], self.ruleset.players)
 
@@ -651,7 +651,7 @@ class Position:
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may see now (see :class:`Observation`)."""
         n = self.ruleset.players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_whole(seat, 0, n - 1):
             raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
         st, g = self._st, self._g
         view = np.zeros(N_VIEW, dtype=np.int64)
@@ -682,7 +682,7 @@ class Position:
         """
         n = self.ruleset.players
         seat = self.seat if seat is None else seat
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_whole(seat, 0, n - 1):
             raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
         seat = int(seat)
         from sim.rollouts import known_cards

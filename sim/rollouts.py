@@ -49,7 +49,7 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
-from sim.checks import ROLLOUT_SEED_MAX, check_seed
+from sim.checks import ROLLOUT_SEED_MAX, check_seed, check_whole
 from sim.engine import rollout as RK
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
@@ -268,14 +268,12 @@ def rollout(
             raise TypeError(f"{name} must be a list, e.g. [{value!r}], not a string")
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a whole number >= 1, got {n!r}")
+    check_whole("n", n, 1)
     if width is not None and not (isinstance(width, (int, float)) and width > 0):
         raise ValueError(f"width must be a positive number of points, got {width!r}")
     seed = check_seed(seed, ROLLOUT_SEED_MAX)
     for name, value in (("batch", batch), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        check_whole(name, value, 1)
     if position.decision == "over":
         raise ValueError("the round is over at this position: there is no choice to roll out")
     root = position.with_strategies(strategies) if strategies is not None else position

@@ -409,6 +409,53 @@ def test_no_owned_word_outside_its_owner():
     assert found == [], f"written out instead of imported from their owners ({OWNED_WORDS}): {found}"
 
 
+def whole_number_idioms(path: Path) -> list[str]:
+    """``file:line`` of every ``isinstance(x, bool)`` joined by ``or``/``and`` to an integer ``isinstance`` of the
+    same ``x``: the whole-number check written out again instead of :func:`sim.checks.is_whole` (a check for
+    any number, ``(int, float)``, is another question)."""
+    def is_check(node: ast.AST, kinds: str) -> str | None:
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            node = node.operand
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                and len(node.args) == 2 and any(k in ast.unparse(node.args[1]) for k in kinds.split())
+                and "float" not in ast.unparse(node.args[1])):
+            return ast.unparse(node.args[0])
+        return None
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.BoolOp)
+            if {is_check(v, "bool") for v in node.values} & {is_check(v, "int Integral") for v in node.values} - {None}]
+
+
+# The whole number's owner, and the rooms below it that import nothing of ours (the rules reference is the
+# independent ground truth; the card codes stand alone; the engine is compiled).
+WHOLE_NUMBER_OWNERS = ("sim/checks.py", "sim/cards.py", "sim/rules/", "sim/engine/")
+
+
+# Copies left by name, with how many and why; each count must stay exact.
+WHOLE_NUMBER_ALLOWED = {
+    # The condition language's integer literals, a room of its own being parted out of the deals.
+    "sim/deals.py": 2,
+}
+
+
+def test_the_whole_number_check_has_one_owner():
+    found = {str(path.relative_to(ROOT)): whole_number_idioms(path) for path in PACKAGE_FILES
+             if not str(path.relative_to(ROOT)).startswith(WHOLE_NUMBER_OWNERS)}
+    left = [hit for name, hits in found.items() if len(hits) != WHOLE_NUMBER_ALLOWED.get(name, 0) for hit in hits]
+    assert left == [], f"a whole number checked by hand instead of sim.checks.is_whole/check_whole: {left}"
+    stale = [name for name, count in WHOLE_NUMBER_ALLOWED.items() if len(found[name]) != count]
+    assert stale == [], f"allowances that no longer match: {stale}"
+
+
+def test_a_whole_number_idiom_is_found(tmp_path, monkeypatch):
+    fake = tmp_path / "probe.py"
+    fake.write_text("def f(n, k):\n    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:\n"
+                    "        pass\n    return isinstance(k, int) and not isinstance(k, bool), isinstance(n, bool) or k\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert whole_number_idioms(fake) == ["probe.py:2", "probe.py:4"]
+
+
 def test_an_owned_word_is_found(tmp_path, monkeypatch):
     fake = tmp_path / "probe.py"
     fake.write_text('"""mode "belief" in a docstring is prose."""\n__all__ = ["clairvoyant"]\n'

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from sim import rules as rules_lib
+from sim.checks import is_whole
 from sim.engine.play import MAX_ROUNDS
 from sim.game_record import write_record
 from sim.position import Position
@@ -198,7 +199,7 @@ class TableGame:
                  review_trials: int = 500, review_width: float = 2.0) -> None:
         if len(opponents) + 1 != ruleset.players:
             raise ValueError(f"{len(opponents)} opponents for {ruleset.players} players")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < ruleset.players:
+        if not is_whole(seat, 0, ruleset.players - 1):
             raise ValueError(f"seat must be 0 .. {ruleset.players - 1}, got {seat!r}")
         self.ruleset = ruleset
         self.seat = seat
@@ -262,7 +263,7 @@ class TableGame:
         or a choice that is not legal.
         """
         with self.lock:
-            if isinstance(decision, bool) or not isinstance(decision, int):
+            if not is_whole(decision):
                 raise PlayError(400, f"'decision' must be the decision counter, a whole number; got {decision!r}")
             if decision != self.counter:
                 raise PlayError(409, f"decision {decision} is not the current one ({self.counter}): the game has "
@@ -270,7 +271,7 @@ class TableGame:
             legal = self.choices()
             if not legal:
                 raise PlayError(409, "the game is over: start a new one")
-            if isinstance(choice, bool) or not isinstance(choice, (int, str)):
+            if not (is_whole(choice) or isinstance(choice, str)):
                 raise PlayError(400, f"'choice' must be a choice's id (a whole number) or its text; got {choice!r}")
             if isinstance(choice, int):
                 if not 0 <= choice < len(legal):
