@@ -112,7 +112,8 @@ class Config(design.Config):
             ("trials", self.trials >= 2, "at least 2 (an interval needs two trials)"),
             ("width", self.width > 0, "a positive number of points"),
             ("mode", self.mode in MODES, " or ".join(MODES)),
-            ("players", 2 <= self.players <= 6, "from 2 to 6"),
+            ("players", rules.MIN_PLAYERS <= self.players <= rules.MAX_PLAYERS,
+             f"from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}"),
             ("precision", self.precision is None, "unset: this experiment has no sequential mode"),
         ]
         for key, ok, allowed in checks:

@@ -96,7 +96,8 @@ class ForkConfig(design.Config):
             ("per_game", self.per_game >= 1, "at least 1"),
             ("trials", self.trials >= 2, "at least 2 (an interval needs two trials)"),
             ("mode", self.mode in MODES, " or ".join(MODES)),
-            ("players", 2 <= self.players <= 6, "from 2 to 6"),
+            ("players", rules.MIN_PLAYERS <= self.players <= rules.MAX_PLAYERS,
+             f"from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}"),
             ("precision", self.precision is None,
              "unset: a fork experiment has no sequential mode (give games, per_game and trials)"),
         ]

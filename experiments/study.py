@@ -45,7 +45,7 @@ from experiments import compare, design, metrics, plots, stats, wording
 from experiments.design import Arm, Finding
 from sim import deals as deals_lib
 from sim import rules
-from sim.checks import is_whole
+from sim.checks import is_whole, whole_range
 
 __all__ = [
     "DESIGNS", "MEASURES", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
@@ -327,7 +327,8 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     if name in experiments.EXPERIMENTS:
         raise fail(f"name = {name!r} is an experiment's; give the study another name", (), "name")
     game = take("game", str, "rami51", None)
-    players = take("players", int, None, lambda v: 2 <= v <= 8, "a whole number from 2 to 8")
+    fewest, most = rules.MIN_PLAYERS, rules.MAX_PLAYERS
+    players = take("players", int, None, lambda v: is_whole(v, fewest, most), whole_range(fewest, most))
     games = take("games", int, 2000, lambda v: v >= 2, "a whole number, at least 2 (an interval needs two games)")
     quick_games = take("quick_games", int, min(200, games), lambda v: v >= 2, "a whole number, at least 2")
     seeds = take("seeds", list, [1, 2], lambda v: 1 <= len(v) <= 2 and all(
@@ -435,8 +436,8 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
         if factor not in SWEEP_BUILT_INS and factor not in used:
             raise fail(f"sweep factor {factor!r} is used nowhere: write {{{factor}}} in a strategy, a rule or the "
                        f"game, or use a built-in factor ({', '.join(SWEEP_BUILT_INS)})", ("sweep",), factor)
-        if factor == "players" and not all(is_whole(v, 2, 8) for v in sweep[factor]):
-            raise fail("sweep factor players: whole numbers from 2 to 8", ("sweep",), factor)
+        if factor == "players" and not all(is_whole(v, fewest, most) for v in sweep[factor]):
+            raise fail(f"sweep factor players: each {whole_range(fewest, most)}", ("sweep",), factor)
         if factor == "focal_seats" and not all(is_whole(v, 1) for v in sweep[factor]):
             raise fail("sweep factor focal_seats: whole numbers, at least 1", ("sweep",), factor)
 

@@ -482,7 +482,7 @@ def _plan(strategies, ruleset, players, games, resamples):
     chosen = _named(strategies)
     if players is None:
         players = min(len(chosen), 4)
-    players = check_whole("players", players, 2)
+    players = check_whole("players", players, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
     games = check_whole("games", games, 2)
     resamples = check_whole("resamples", resamples, 50)
     base = rules.as_ruleset(ruleset)

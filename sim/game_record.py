@@ -374,7 +374,8 @@ def parse_record(text: str) -> GameRecord:
         if key not in head:
             raise RecordError(f"missing head line '{key}:'", last + 1 if not head else min(v[1] for v in
                                                                                       head.values()), 1)
-    players = _number(*head["players"][0].split()[:1], head["players"][1], head["players"][2], "players", 1, 6)
+    players = _number(*head["players"][0].split()[:1], head["players"][1], head["players"][2], "players",
+                      rules_lib.MIN_PLAYERS, rules_lib.MAX_PLAYERS)
     rule_words = _words(head["rules"][0], head["rules"][2])
     overrides: dict[str, Any] = {}
     for word, col in rule_words[1:]:

@@ -222,6 +222,22 @@ def test_basic_with_7_players_refused():
     assert "players" in str(info.value)
 
 
+def test_the_player_range_is_the_rules_and_fits_the_engines_seats():
+    # sim.rules owns who may sit at each game; every bound elsewhere (the study file, the experiments, the
+    # command line's options, a seat view's and a record's head) imports it, and the engine's arrays hold
+    # exactly the most seats any game has.
+    from sim.engine.state import MAX_SEATS
+
+    assert (rules.MIN_PLAYERS, rules.MAX_PLAYERS) == (2, 6) and rules.MAX_PLAYERS == MAX_SEATS
+    for game, (low, high) in rules.PLAYERS.items():
+        name = next(n for n in PRESETS if preset(n).game == game)
+        for players in (low, high):
+            assert preset(name, players=players).players == players
+        for players in (low - 1, high + 1):
+            with pytest.raises(RulesetError, match=f"{game} is played by {low} to {high} players"):
+                preset(name, players=players)
+
+
 # ------------------------------------------------------------ stock and deck
 def test_stock_after_the_deal_at_two_players_is_81():
     # Règles du Rami: "après la donne, il reste 81 cartes à piocher (108 moins les 26
