@@ -34,7 +34,7 @@ from sim import batches, store
 # The result columns and the batch job are the batch module's; the API offers them as its own.
 from sim.checks import check_seed, check_whole
 from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND_COLUMNS, game_summary
-from sim.engine import play as E
+from sim.engine import play as engine_play
 from sim.engine import warm
 from sim.engine.game_value import futures
 from sim.engine.params import kernel_rules
@@ -126,7 +126,7 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     game of its own table; a run that does not never compiles it. The plain
     game loop plays conditioned deals too (one entry).
     """
-    searching = kinds is not None and bool(E.searching(kinds))
+    searching = kinds is not None and bool(engine_play.searching(kinds))
     key = (searching, searching and condition is not None)
     if key in READY_ENTRIES:
         return
@@ -161,7 +161,7 @@ def simulate(
     seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
     rotate: bool = False,
     *,
@@ -276,7 +276,7 @@ def _simulate(
     seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
     rotate: bool = False,
     *,
@@ -315,7 +315,7 @@ def _simulate(
         elif not per_game_only and fixed is None:
             batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
     batch_size = check_whole("batch_size", batch_size, 1)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
     cond = None
@@ -359,7 +359,7 @@ def _simulate(
     # Games of a fixed number of rounds write into one array, each batch its
     # own rows: the frame then takes its columns as they are, without
     # gathering every batch's rows into new memory.
-    shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
+    shared = None if fixed is None else np.zeros((engine_play.N_R, n_games * fixed), dtype=np.int32)
 
     dealt = np.ones(n_games, dtype=np.int64)
 
@@ -447,7 +447,7 @@ def compile_entries(ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, con
 
 def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any) -> None:
     """Have every worker of ``cluster`` compile or load the entries these seats play, before the first batch."""
-    searching = bool(E.searching(kinds))
+    searching = bool(engine_play.searching(kinds))
     key = ("simulate", searching, searching and condition is not None)
     cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params, condition))
 
@@ -617,17 +617,18 @@ def search_effort(
     first_game = check_whole("first_game", first_game, 0)
     seed = _check_seed(seed)
     kr = kernel_rules(r)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    if not E.searching(kinds):
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    if not engine_play.searching(kinds):
         raise ValueError("search_effort measures a searching seat: seat a search strategy")
     _compile_once(r, kinds, params)
-    res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
+    res = np.zeros((engine_play.N_R, engine_play.MAX_ROUNDS * r.players), dtype=np.int32)
     rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
     library = futures(kr, kinds, params)
     for game in range(first_game, first_game + n_games):
         tally = np.zeros(N_TALLY, dtype=np.int64)
         start = time.thread_time()
-        search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
+        search_games(kr, np.uint64(seed), game, 1, kinds, params, engine_play.MAX_ROUNDS, res, 0, False, *library,
+                     tally)
         rows["cpu_seconds"].append(time.thread_time() - start)
         rows["game"].append(game)
         rows["decisions"].append(int(tally[TALLY_DECISIONS]))
@@ -642,7 +643,7 @@ def play_traced(
     strategies: Sequence[str | strategy_lib.Strategy],
     seed: int = 1,
     game: int = 0,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     max_events: int = 2_000_000,
     deal: dict[str, Any] | None = None,
     rotate: bool = False,
@@ -668,19 +669,19 @@ def play_traced(
         raise ValueError(f"game must be at most {LAST_GAME:,} (the last game simulate plays), got {game:,}")
     seed = check_seed(seed)
     kr = kernel_rules(r)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    ev = np.zeros((max_events, E.N_EV), dtype=np.int32)
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    ev = np.zeros((max_events, engine_play.N_EV), dtype=np.int32)
     order = np.zeros(0, dtype=np.int64)
     order_round = 0
     if deal is not None:
         order_round = check_whole("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
-    if E.searching(kinds):
+    if engine_play.searching(kinds):
         n_ev, overflow = trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
                                              order_round, bool(rotate), *futures(kr, kinds, params))
     else:
-        n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
-                                      bool(rotate))
+        n_ev, overflow = engine_play.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
+                                                order_round, bool(rotate))
     _raise_policy_errors(chosen)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
@@ -690,7 +691,7 @@ def play_traced(
         "ruleset": r.to_dict(),
         "strategies": [chosen[(seat - game) % len(chosen) if rotate else seat].name for seat in range(len(chosen))],
         "max_rounds": max_rounds,
-        "deterministic": bool(E.deterministic(kr, kinds, params)),
+        "deterministic": bool(engine_play.deterministic(kr, kinds, params)),
         "seed": int(seed),
         "game": game,
     }

@@ -50,7 +50,7 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.checks import ROLLOUT_SEED_MAX, check_seed, check_whole
-from sim.engine import rollout as RK
+from sim.engine import rollout as engine_rollout
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
-_MODES = {BELIEF: RK.MODE_BELIEF, CLAIRVOYANT: RK.MODE_CLAIRVOYANT}
+_MODES = {BELIEF: engine_rollout.MODE_BELIEF, CLAIRVOYANT: engine_rollout.MODE_CLAIRVOYANT}
 _NO_LEAN = np.zeros((0, cardlib.N_CODES), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
 
 
@@ -179,8 +179,8 @@ def evidence_counts(position: Position) -> np.ndarray:
     (:func:`sim.engine.search.could_take`: a pile, and the seat's opening
     where the pile is taken only after it), then fades the seat's counts.
     """
-    from sim.engine import position as K
-    from sim.engine import search as SK
+    from sim.engine import position as engine_position
+    from sim.engine import search as engine_search
 
     evidence = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.float64)
     pile: list[int] = []
@@ -196,11 +196,12 @@ def evidence_counts(position: Position) -> np.ndarray:
             opened.add(seat)
         elif t == "draw" and e["source"] == "stock":
             takeable = bool(pile) and (not after_opening or seat in opened)
-            SK.note_evidence(seat, K.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
+            engine_search.note_evidence(seat, engine_position.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
         elif (t == "draw" or t == "may_i") and pile:  # a position from a view starts with no pile's history
             pile.pop()
         elif t == "discard":
-            SK.note_evidence(seat, K.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False, evidence)
+            engine_search.note_evidence(seat, engine_position.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False,
+                                        evidence)
             pile.append(int(cardlib.parse(e["card"])[0]))
     return evidence
 
@@ -217,8 +218,8 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     # The stream run_trials re-deals trial ``trial`` with, so the position is that trial's.
     rng = np.array([derive_seed(np.uint64(seed), trial, 0, STREAM_ROLLOUT_DEAL)], dtype=np.uint64)
     state = after.kernel_state()
-    RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool, _NO_LEAN,
-              np.zeros(MAX_CARDS, dtype=np.float64))
+    engine_rollout.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool, _NO_LEAN,
+                          np.zeros(MAX_CARDS, dtype=np.float64))
     return after
 
 
@@ -300,9 +301,9 @@ def rollout(
     def play(t0: int, t1: int) -> None:
         if t1 <= t0:
             return
-        RK.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params, seat,
-                                 known, _NO_LEAN, 0, _MODES[mode], np.uint64(seed), codes, active.copy(), t0, t1,
-                                 raw, out)
+        engine_rollout.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params,
+                                             seat, known, _NO_LEAN, 0, _MODES[mode], np.uint64(seed), codes,
+                                             active.copy(), t0, t1, raw, out)
 
     def run(t0: int, t1: int) -> None:
         cut = [t0 + (t1 - t0) * i // workers for i in range(workers + 1)]
