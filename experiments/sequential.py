@@ -59,6 +59,7 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
+from experiments import metrics
 from experiments.tournament import identity, play_table
 from sim import distributed, rules
 from sim.checks import check_whole
@@ -282,7 +283,7 @@ class Comparison:
 
     @property
     def unit(self) -> str:
-        return "points per round" if self.objective == "points" else "share of games won"
+        return metrics.POINTS_PER_ROUND if self.objective == "points" else metrics.GAMES_WON
 
     @property
     def better(self) -> bool:

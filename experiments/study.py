@@ -77,13 +77,13 @@ class Measure:
 
 
 MEASURES: dict[str, Measure] = {
-    "points": Measure("points per round", pl.col("points"), "points",
+    "points": Measure(metrics.POINTS_PER_ROUND, pl.col("points"), "points",
                       about="the seat's round points (a penalty in Rami 51 and contrat, a gain in basic rummy)"),
-    "won": Measure("share of games won", pl.col("won").cast(pl.Float64), "higher", pl.col("round") == 0,
+    "won": Measure(metrics.GAMES_WON, pl.col("won").cast(pl.Float64), "higher", pl.col("round") == 0,
                    about="games in which the seat has the best total (a shared best counts for each seat sharing it)"),
     "went_out": Measure("share of rounds gone out", pl.col("went_out").cast(pl.Float64), "higher",
                         about="rounds the seat won by going out"),
-    "opened": Measure("share of rounds opened", pl.col("opened").cast(pl.Float64), "higher",
+    "opened": Measure(metrics.ROUNDS_OPENED, pl.col("opened").cast(pl.Float64), "higher",
                       about="rounds in which the seat laid its opening"),
     "open_turn": Measure("own turn of the opening", pl.col("open_turn"), "lower", pl.col("opened"),
                          about="the seat's own turn (1 = its first) in which it opened, over the rounds it opened"),
@@ -91,11 +91,11 @@ MEASURES: dict[str, Measure] = {
                         about="rounds the seat went out with a rami sec (basic rummy: a rami)"),
     "jokers_held": Measure("jokers held at the round's end", pl.col("jokers_held"), "lower",
                            about="jokers left in the seat's hand when the round ended"),
-    "jokers_laid": Measure("jokers laid per round", pl.col("jokers_laid"),
+    "jokers_laid": Measure(metrics.JOKERS_LAID, pl.col("jokers_laid"),
                            about="jokers the seat laid on the table"),
     "discard_takes": Measure("cards taken from the discard per round", pl.col("discard_takes"),
                              about="cards the seat took from the discard pile"),
-    "may_i": Measure("\"Puis-je ?\" cards per round", pl.col("may_i"),
+    "may_i": Measure(metrics.MAY_I_CARDS, pl.col("may_i"),
                      about="Rami contrat: cards the seat took by \"Puis-je ?\""),
     "seat_turns": Measure("own turns per round", pl.col("seat_turns"), about="turns the seat began in the round"),
     "hand_value": Measure("hand value left per round", pl.col("hand_value"), "lower",
@@ -728,7 +728,7 @@ def _effect_word(f: Finding) -> str:
 def _figures(study: Study, frame: pl.DataFrame, findings: list[Finding]) -> dict[str, Figure]:
     out: dict[str, Figure] = {}
     first_metric = next((f.metric for f in findings if f.metric not in (ACCEPTED, REST_ACCEPTED)),
-                        "points per round")
+                        metrics.POINTS_PER_ROUND)
     percent = wording.is_share(first_metric)
     pairs = [f for f in findings if f.metric == first_metric and len(f.arms) == 2 and not f.group.startswith(
         ("effect of", "interaction"))]

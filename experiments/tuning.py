@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
-from experiments import sequential, stats
+from experiments import metrics, sequential, stats
 from experiments.tournament import play_table
 from sim import distributed, rules
 from sim.checks import check_whole, is_whole_valued
@@ -399,7 +399,7 @@ class TuneResult:
         return self.confirmation is not None and self.confirmation.better
 
     def unit(self) -> str:
-        return "points per round" if self.config.objective == "points" else "share of games won"
+        return metrics.POINTS_PER_ROUND if self.config.objective == "points" else metrics.GAMES_WON
 
     def lines(self) -> list[str]:
         c = self.config
@@ -514,8 +514,8 @@ def trials_table(study, config: TuneConfig) -> pl.DataFrame:
         alike = t.user_attrs.get("plays_like")
         row = {"trial": t.number, "state": t.state.name.lower()}
         row.update({k: (float(t.params[k]) if k in t.params else None) for k in config.space})
-        row.update({"gain": t.value, "unit": "points per round" if config.objective == "points"
-                    else "share of games won", "games": 0 if alike is not None or t.value is None else config.games,
+        row.update({"gain": t.value, "unit": metrics.POINTS_PER_ROUND if config.objective == "points"
+                    else metrics.GAMES_WON, "games": 0 if alike is not None or t.value is None else config.games,
                     "plays_like": alike})
         rows.append(row)
     schema = {"trial": pl.Int64, "state": pl.String, **{k: pl.Float64 for k in config.space}, "gain": pl.Float64,

@@ -384,6 +384,21 @@ OWNED_WORDS = {
 }
 
 
+def measure_names(path: Path = ROOT / "experiments" / "metrics.py") -> list[str]:
+    """The measure names that ``experiments/metrics.py`` owns: the values of the names its ``MEASURE_NAMES`` lists."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    values = {t.id: node.value.value for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+              for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+              if isinstance(t, ast.Name) and isinstance(node.value, ast.Constant)}
+    listed = next(node.value for node in tree.body if isinstance(node, ast.AnnAssign)
+                  and isinstance(node.target, ast.Name) and node.target.id == "MEASURE_NAMES")
+    return [values[e.id] for e in listed.elts]
+
+
+# The measures' names ("points per round"), which the findings, the tables and the figures are keyed by.
+OWNED_WORDS.update({name: "experiments/metrics.py" for name in measure_names()})
+
+
 def owned_words(path: Path) -> list[str]:
     """``file:line word`` of every string constant of :data:`OWNED_WORDS` in ``path``'s code.
 
@@ -454,6 +469,11 @@ def test_a_whole_number_idiom_is_found(tmp_path, monkeypatch):
                     "        pass\n    return isinstance(k, int) and not isinstance(k, bool), isinstance(n, bool) or k\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert whole_number_idioms(fake) == ["probe.py:2", "probe.py:4"]
+
+
+def test_the_measure_names_are_owned():
+    assert "points per round" in measure_names() and "share of games won" in measure_names()
+    assert len(set(measure_names())) == len(measure_names())
 
 
 def test_an_owned_word_is_found(tmp_path, monkeypatch):
