@@ -235,9 +235,9 @@ class DecisionsPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        identity = {"package_version": provenance.package_version(), "rules_version": rules.RULES_VERSION,
-                    "positions of": "every decision of one seat, analysed", "config": design.row_config(self.config),
-                    "tables": ["positions", "traces"]}
+        identity = provenance.dataset_identity({"positions of": "every decision of one seat, analysed",
+                                                 "config": design.row_config(self.config),
+                                                 "tables": ["positions", "traces"]})
         run = provenance.run_record("analysed decisions of bot games", store.now(), first_game, n_games,
                                     GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,

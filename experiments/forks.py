@@ -253,9 +253,9 @@ class PositionsPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        identity = {"package_version": provenance.package_version(),
-                    "rules_version": rules.RULES_VERSION, "positions of": f"{self.fork.now} or {self.fork.other}",
-                    "salt": self.fork.salt, "config": design.row_config(self.config), "tables": ["positions"]}
+        identity = provenance.dataset_identity({"positions of": f"{self.fork.now} or {self.fork.other}",
+                                                 "salt": self.fork.salt, "config": design.row_config(self.config),
+                                                 "tables": ["positions"]})
         run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
                                     first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,

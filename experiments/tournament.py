@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 
 import sim
 import strategies as strategy_lib
-from experiments import metrics, stats
+from experiments import design, metrics, stats
 from experiments.stats import Estimate
 from sim import distributed, rules
 from sim.checks import check_whole
@@ -119,7 +119,7 @@ def play_table(
     # rotation the same game. A dataset keeps every rotation, so it is read back whole.
     alike = out is None and len({identity(s, ruleset.game) for s in seated}) == 1
     for k in range(n):
-        order = [seated[(s - k) % n] for s in range(n)]
+        order = design.rotated_seats(seated, k)
         if alike and frames:
             # Every rotation of one strategy plays the same game: relabel it.
             df = frames[0].drop("arm", "rotation")
@@ -141,9 +141,7 @@ def _rotation_rows(df: pl.DataFrame, k: int, n: int, label: str) -> pl.DataFrame
     return df.with_columns(
         pl.col(pl.Categorical).cast(pl.String),
         pl.col(pl.Enum).cast(pl.String),
-        ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-        pl.lit(label).alias("arm"),
-        pl.lit(k, dtype=pl.Int8).alias("rotation"),
+        *design.rotation_columns(k, n, label),
     )
 
 

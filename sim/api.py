@@ -41,8 +41,8 @@ from sim.engine.params import kernel_rules
 from sim.engine.search import N_TALLY, TALLY_DECISIONS, TALLY_PLAYOUTS, search_games, trace_search_game
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
 from sim.engine.warm import ensure_compiled
-from sim.provenance import package_version, run_record
-from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
+from sim.provenance import dataset_identity, run_record
+from sim.rules import PRESETS, Ruleset, as_ruleset, first_player, preset
 from sim.trace import events_to_dicts
 
 __all__ = [
@@ -333,13 +333,13 @@ def _simulate(
         deals.pilot_rate(r, cond, seed, first_game=first_game)
     if out is not None:
         tables = ["games"] if per_game_only else list(store.TABLES)
-        identity = {
-            "package_version": package_version(), "rules_version": RULES_VERSION, "ruleset": r.to_dict(),
+        identity = dataset_identity({
+            "ruleset": r.to_dict(),
             "ruleset_label": label,
             "strategies": [{"name": s.name, "kind": _KIND_NAMES.get(s.kind, str(s.kind)), "params": s.params}
                            for s in chosen],
             "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
-        }
+        })
         if cond is not None:
             # Only then: the identity of every unconditioned dataset stays as it was.
             identity["condition"] = cond.text
@@ -564,7 +564,7 @@ def scripted_deal(
     if len(hands) != ruleset.players:
         raise ValueError(f"{len(hands)} hands for {ruleset.players} players")
     dealt = [cardlib.parse(h) for h in hands]
-    first = round_index % ruleset.players
+    first = first_player(round_index, ruleset.players)
     for seat, hand in enumerate(dealt):
         expected = ruleset.hand_size(round_index) + (1 if seat == first and ruleset.first_player_extra_card else 0)
         if len(hand) != expected:

@@ -436,6 +436,26 @@ def test_the_facts_of_the_games_match_the_engine_and_the_scoring():
         rules.better_points("gin")
 
 
+def test_the_rule_book_writes_the_rules_contract_table():
+    # docs/rules.md section 6.2 writes the contract table out for people; sim.rules.CONTRACTS is its one
+    # owner, which the engine compiles in (below): the page must say the same sets, runs and cards dealt.
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("### 6.2 The seven contracts", 1)[1].split("\n\n", 2)[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()[2:]]
+
+    def count(kind: str, words: str) -> int:
+        found = re.search(rf"(\d+) {kind}s?\b", words)
+        return int(found.group(1)) if found else 0
+
+    written = [(count("set", contract), count("run", contract), int(dealt)) for _, contract, dealt in rows]
+    assert [int(deal) for deal, _, _ in rows] == list(range(1, len(rules.CONTRACTS) + 1))
+    assert written == list(rules.CONTRACTS)
+    assert "without a final discard" in rows[rules.WHOLE_HAND_DEAL - 1][1]
+
+
 def test_the_engine_plays_the_rules_contract_table():
     # docs/rules.md section 6.2: the rules own Rami contrat's contract table;
     # the engine compiles in the same sets, runs, cards dealt and whole-hand
