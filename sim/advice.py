@@ -29,6 +29,7 @@ from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
 from sim.checks import check_whole, is_whole, whole_range
+from sim.event_words import drew, event_text, threw, took
 from sim.modes import BELIEF, CLAIRVOYANT, MODES
 from sim.position import Position
 from sim.rollouts import Rollout
@@ -192,13 +193,13 @@ class Advice:
         chosen = self.discarded
         for m in self.moves:
             if _is_discard(m, self.seat) and chosen is not None:
-                lines.append(f"  discards {chosen.card} ({_weighing_text(chosen, self._highest(), self.kind)})")
+                lines.append(f"  {threw(None, chosen.card)} ({_weighing_text(chosen, self._highest(), self.kind)})")
             else:
-                lines.append("  " + _move_text(m, self.seat, self.tables))
+                lines.append("  " + event_text(m, self.seat, self.tables))
         if self.outcome.startswith("blocked"):
             lines.append(f"  the round stops ({self.outcome})")
         if self.moves != self.played:
-            shown = " / ".join(_move_text(m, self.seat, ()) for m in self.played) or "nothing"
+            shown = " / ".join(event_text(m, self.seat) for m in self.played) or "nothing"
             lines.append(f"  (in the game: {shown})")
         lines.append("Why:")
         lines.append("  " + self._draw_text())
@@ -235,10 +236,10 @@ class Advice:
             f"near {d.near:.1f}",
         ])
         if d.source == "discard":
-            return f"draw: takes the pile's top {d.card}, which {facts}"
+            return f"draw: {took(None, d.card)}, which {facts}"
         if d.top is None:
-            return f"draw: {d.card} from the stock (the pile is empty)"
-        text = f"draw: leaves the pile's top {d.top} ({facts}) and draws {d.card} from the stock"
+            return f"draw: {drew(None, d.card)} (the pile is empty)"
+        text = f"draw: leaves the pile's top {d.top} ({facts}) and {drew(None, d.card)}"
         if not d.may_take:
             text += f"; the rules forbid taking the top here (discard_take = {self.discard_take})"
         return text
@@ -283,50 +284,9 @@ def _weighing_text(d: DiscardOption, highest: bool, kind: str) -> str:
     return text + f", score {d.score:.1f}" + (" — the highest" if highest else "")
 
 
-def _move_text(e: dict[str, Any], seat: int, tables: Sequence[str]) -> str:
-    """One event of a turn in words."""
-    t = e["type"]
-    who = "" if e.get("seat", seat) == seat else f"seat {e['seat']} "
-    if t == "draw":
-        where = "draws {} from the stock" if e["source"] == "stock" else "takes {} from the pile"
-        return who + where.format(e["card"])
-    if t == "restock":
-        return f"the stock is rebuilt from the pile ({e['mode']})"
-    if t == "open":
-        melds = " + ".join(m["cards"] for m in e["melds"])
-        return f"{who}opens with {melds} ({e['points']} points{', the whole hand' if e['lay_all'] else ''})"
-    if t == "meld":
-        return f"{who}lays {e['cards']}"
-    if t == "add":
-        end = f", {e['end']} end" if e["end"] else ""
-        now = f" -> {tables[e['id']]}" if e["id"] < len(tables) else ""
-        return f"{who}adds {e['card']} to meld {e['id']}{end}{now}"
-    if t == "recover":
-        return f"{who}takes back the joker of meld {e['id']} with {e['card']}"
-    if t == "may_i":
-        return f"seat {e['seat']} says \"Puis-je ?\" and takes {e['card']} (and {e['penalty']} from the stock)"
-    if t == "discard":
-        return f"{who}discards {e['card']}"
-    if t == "out":
-        return f"{who}goes out"
-    if t == "blocked":
-        return f"the round is blocked ({e['reason']})"
-    if t == "deal":
-        return f"round {e['round']} is dealt; seat {e['first']} plays first, the pile shows {e['pile']}"
-    if t == "round_end":
-        won = "blocked, no winner" if e["winner"] is None else f"seat {e['winner']} won"
-        return f"round {e['round']} ends ({won}): points {e['points']}, totals {e['totals']}"
-    if t == "game_start":
-        return f"game {e.get('game')} of seed {e.get('seed')}: {', '.join(e.get('strategies', []))}"
-    if t == "game_end":
-        won = "no single winner" if e["winner"] is None else f"seat {e['winner']} wins"
-        return f"the game ends after {e['rounds']} rounds ({won}): totals {e['totals']}"
-    return t
-
-
 def describe(event: dict[str, Any]) -> str:
-    """One trace event in words, e.g. ``"seat 2 draws 9♣ from the stock"``."""
-    return _move_text(event, -1, ())
+    """One trace event in words, e.g. ``"seat 2 draws 9♣ from the stock"`` (:func:`sim.event_words.event_text`)."""
+    return event_text(event)
 
 
 # ---------------------------------------------------------------- the position
