@@ -40,10 +40,10 @@ from strategies import STRATEGIES
 
 
 def tables() -> list[tuple[str, int]]:
-    """Every (preset, players) the rules allow, players 2 to 6."""
+    """Every (preset, players) the rules allow."""
     out = []
     for name in rules.PRESETS:
-        for players in range(2, 7):
+        for players in range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1):
             try:
                 rules.preset(name, players=players)
             except RulesetError:

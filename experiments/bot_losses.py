@@ -112,7 +112,8 @@ class Config(design.Config):
             ("trials", self.trials >= 2, "at least 2 (an interval needs two trials)"),
             ("width", self.width > 0, "a positive number of points"),
             ("mode", self.mode in MODES, " or ".join(MODES)),
-            ("players", 2 <= self.players <= 6, "from 2 to 6"),
+            ("players", rules.MIN_PLAYERS <= self.players <= rules.MAX_PLAYERS,
+             f"from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}"),
             ("precision", self.precision is None, "unset: this experiment has no sequential mode"),
         ]
         for key, ok, allowed in checks:
@@ -234,9 +235,9 @@ class DecisionsPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        identity = {"package_version": provenance.package_version(), "rules_version": rules.RULES_VERSION,
-                    "positions of": "every decision of one seat, analysed", "config": design.row_config(self.config),
-                    "tables": ["positions", "traces"]}
+        identity = provenance.dataset_identity({"positions of": "every decision of one seat, analysed",
+                                                 "config": design.row_config(self.config),
+                                                 "tables": ["positions", "traces"]})
         run = provenance.run_record("analysed decisions of bot games", store.now(), first_game, n_games,
                                     GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,

@@ -62,7 +62,7 @@ from experiments.stats import Estimate
 from sim import api, distributed
 from sim import provenance as provenance_lib
 from sim import rules
-from sim.checks import SEED_MAX
+from sim.checks import SEED_MAX, is_whole, is_whole_valued
 
 __all__ = [
     "ANALYSIS_KEYS",
@@ -82,6 +82,8 @@ __all__ = [
     "play_arms",
     "provenance",
     "reanalyse",
+    "rotated_seats",
+    "rotation_columns",
     "row_config",
     "run_experiment",
 ]
@@ -191,7 +193,7 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
         return tuple(_coerce(key, item, args[0]) for item in items)
     if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    if hint is int and isinstance(value, float) and value == int(value):
+    if hint is int and isinstance(value, float) and is_whole_valued(value):
         return int(value)
     if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
         kinds = {int: "a whole number", float: "a number", str: "a word", bool: "true or false"}
@@ -233,6 +235,22 @@ class Arm:
         return len(self.strategies) if self.duplicate else 1
 
 
+def rotated_seats(strategies: Sequence[Any], rotation: int) -> list[Any]:
+    """Who sits where in rotation ``rotation``: seat ``s`` plays ``strategies[(s - rotation) mod players]``, so
+    rotation 0 seats them in order and each later one moves every strategy one seat on. Every room that
+    rotates a table (the arms, the tournament, the ladder) seats it here, and labels its rows with
+    :func:`rotation_columns`."""
+    n = len(strategies)
+    return [strategies[(s - rotation) % n] for s in range(n)]
+
+
+def rotation_columns(rotation: int, players: int, arm: str) -> list[pl.Expr]:
+    """The columns that label the rows of rotation ``rotation`` (:func:`rotated_seats`): ``strategy_index``,
+    the position of the row's strategy in the arm's list whatever the rotation, then ``arm`` and ``rotation``."""
+    return [((pl.col("seat") - rotation) % players).cast(pl.Int16).alias("strategy_index"),
+            pl.lit(arm).alias("arm"), pl.lit(rotation, dtype=pl.Int8).alias("rotation")]
+
+
 def play_arm(
     arm: Arm,
     seed: int,
@@ -255,7 +273,7 @@ def play_arm(
     frames = []
     alike = len(set(arm.strategies)) == 1
     for k in range(arm.rotations):
-        seated = [arm.strategies[(s - k) % n] for s in range(n)]
+        seated = rotated_seats(arm.strategies, k)
         if alike and frames:
             # Every rotation of one strategy plays the same game: relabel it.
             df = frames[0].drop("arm", "rotation")
@@ -264,11 +282,7 @@ def play_arm(
         else:
             df = sim.simulate(arm.ruleset, seated, n_games=n_games, seed=seed, workers=workers, progress=progress,
                               first_game=first_game)
-        frames.append(df.with_columns(
-            ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-            pl.lit(arm.name).alias("arm"),
-            pl.lit(k, dtype=pl.Int8).alias("rotation"),
-        ))
+        frames.append(df.with_columns(*rotation_columns(k, n, arm.name)))
     # Category lists differ between rotations' frames; strings stack.
     return pl.concat([f.with_columns(pl.col(pl.Categorical).cast(pl.String)) for f in frames])
 
@@ -435,8 +449,7 @@ class ArmPart:
     @property
     def seats(self) -> list[str]:
         """The strategy of each seat in this rotation: seat ``s`` plays strategy ``(s - rotation) mod players``."""
-        n = len(self.arm.strategies)
-        return [self.arm.strategies[(s - self.rotation) % n] for s in range(n)]
+        return rotated_seats(self.arm.strategies, self.rotation)
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
@@ -458,11 +471,8 @@ class ArmPart:
                 .select(list(sim.RESULT_COLUMNS))
                 .with_columns(pl.col(pl.Categorical).cast(pl.String)))
         n = len(self.arm.strategies)
-        return pl.concat([rows.with_columns(
-            ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-            pl.lit(self.arm.name).alias("arm"),
-            pl.lit(k, dtype=pl.Int8).alias("rotation"),
-        ) for k in range(self.rotation, self.rotation + self.copies)])
+        return pl.concat([rows.with_columns(*rotation_columns(k, n, self.arm.name))
+                          for k in range(self.rotation, self.rotation + self.copies)])
 
 
 def arm_parts(arms: Sequence[Arm], seed: int) -> list[ArmPart]:
@@ -610,7 +620,7 @@ def _tables(part: Any, config: Config) -> list[tuple[Any, list[str], str | None]
     if inner is not None:
         return _tables(inner, config)
     ruleset, players = getattr(config, "ruleset", None), getattr(config, "players", None)
-    if ruleset is None or isinstance(players, bool) or not isinstance(players, int):
+    if ruleset is None or not is_whole(players):
         return []
     # A part that traces or forks games of its own: one table per strategy of its config, every seat alike.
     named = getattr(config, "strategies", None) or (getattr(config, "strategy", "greedy"),)
@@ -662,9 +672,7 @@ def row_config(config: Config) -> dict[str, Any]:
 
 def _identity(experiment: Experiment, config: Config) -> dict[str, Any]:
     """What the rows of a run depend on: the experiment, the config keys that decide rows, the versions."""
-    v = provenance_lib.versions()
-    return {"experiment": experiment.name, "package_version": v["package_version"],
-            "rules_version": v["rules_version"], "config": row_config(config)}
+    return provenance_lib.dataset_identity({"experiment": experiment.name, "config": row_config(config)})
 
 
 def claim_data(folder: Path, experiment: Experiment, config: Config) -> None:

@@ -20,15 +20,15 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, search_player, wording
+from experiments import compare, design, metrics, plots, search_player, wording
 from experiments.design import Arm, Finding
 
 TITLE = "What is the discard pile worth?"
 FOCAL = 0
 MEASURES = {
-    "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
-    "share of rounds won": compare.Metric(pl.col("went_out"), "higher"),
-    "discard takes per round": compare.Metric(pl.col("discard_takes"), ""),
+    metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower", headline=True),
+    metrics.ROUNDS_WON: compare.Metric(pl.col("went_out"), "higher"),
+    metrics.DISCARD_TAKES: compare.Metric(pl.col("discard_takes"), ""),
 }
 
 
@@ -78,7 +78,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND]
     costs = "; ".join(f"{wording.fmt(f.metric, f.estimate.estimate, True)} points per round under {f.group} "
                       f"(95% interval {wording.interval_text(f, True)})" for f in diffs)
     table = f"In {wording.game_name(config.ruleset)} at a table of {config.players} greedy players"
@@ -90,7 +90,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
         head = f"{table}, never taking the discard against taking it when it helps: {costs}."
     lines = [head]
     for f in findings:
-        if len(f.arms) == 1 and f.metric == "discard takes per round" and f.arms[0].endswith("helps"):
+        if len(f.arms) == 1 and f.metric == metrics.DISCARD_TAKES and f.arms[0].endswith("helps"):
             lines.append(f"A greedy player takes it {wording.fmt(f.metric, f.estimate.estimate)} times per round "
                          f"under {f.arms[0].split(':')[0]} (95% interval {wording.interval_text(f)}).")
     games = diffs[0].estimate.clusters if diffs else 0
@@ -108,11 +108,11 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
-    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND]
     fig1, _ = plots.interval_plot([f.group for f in diffs], [f.estimate for f in diffs],
                                   "points per round, never taking minus taking when it helps (fewer is better)",
                                   title=f"The value of the discard pile, {config.players} players")
-    wins = [f for f in findings if len(f.arms) == 2 and f.metric == "share of rounds won"]
+    wins = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.ROUNDS_WON]
     fig2, _ = plots.interval_plot([f.group for f in wins], [f.estimate for f in wins],
                                   "share of rounds won, never taking minus taking when it helps",
                                   title="Rounds won without the discard pile")

@@ -145,21 +145,21 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     est = stats.ratio_estimate(games["d"].to_numpy() * rounds, rounds, design.rng_for(config, 1), config.resamples)
     findings = [Finding("points per round, expert minus the greedy seats of its table", (EXPERT,), est, games.height,
                         design.rounds_of(table), headline=True, better="lower")]
-    measures = {"points per round": compare.Metric(pl.col("points"), "lower")}
+    measures = {metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower")}
     findings += compare.focal_findings(frame, config, [compare.Comparison(EXPERT, GREEDY)], measures, FOCAL,
                                        levels=False)
     wins = metrics.win_shares(frame).filter(pl.col("strategy_index") == FOCAL)
     arrays = metrics.paired_arrays(wins, {"arm": EXPERT}, {"arm": GREEDY})
     est = stats.paired_difference(*arrays, design.rng_for(config, 2), config.resamples)
-    findings.append(Finding("share of games won", (EXPERT, GREEDY), est, len(arrays[0]), design.rounds_of(frame),
+    findings.append(Finding(metrics.GAMES_WON, (EXPERT, GREEDY), est, len(arrays[0]), design.rounds_of(frame),
                             better="higher"))
     return findings
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
     inside = findings[0]
-    paired = next(f for f in findings if f.metric == "points per round" and len(f.arms) == 2)
-    wins = next(f for f in findings if f.metric == "share of games won" and len(f.arms) == 2)
+    paired = next(f for f in findings if f.metric == metrics.POINTS_PER_ROUND and len(f.arms) == 2)
+    wins = next(f for f in findings if f.metric == metrics.GAMES_WON and len(f.arms) == 2)
     e = inside.estimate
     table = (f"In {wording.game_name(config.ruleset)} at a table of one expert and {config.players - 1} greedy "
              "players")
@@ -193,7 +193,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
                   "all-greedy table (95% interval); points are a penalty, fewer is better. A greedy player at a table "
                   "of four greedy players, rotated through the seats, wins exactly 1/4 of each game by construction: "
                   "the games-won difference is the expert's share minus 1/4, and its interval is the expert's alone."),
-            report.difference_table(runs, ["points per round", "share of games won"], lambda f: "expert − greedy"),
+            report.difference_table(runs, [metrics.POINTS_PER_ROUND, metrics.GAMES_WON], lambda f: "expert − greedy"),
             ("table", ["", *[f"seed {r.config.seed}" for r in runs]],
              [["points per round, expert minus the greedy seats of its table",
                *[f"{wording.fmt('points', r.findings[0].estimate.estimate, True)} "

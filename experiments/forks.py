@@ -96,7 +96,8 @@ class ForkConfig(design.Config):
             ("per_game", self.per_game >= 1, "at least 1"),
             ("trials", self.trials >= 2, "at least 2 (an interval needs two trials)"),
             ("mode", self.mode in MODES, " or ".join(MODES)),
-            ("players", 2 <= self.players <= 6, "from 2 to 6"),
+            ("players", rules.MIN_PLAYERS <= self.players <= rules.MAX_PLAYERS,
+             f"from {rules.MIN_PLAYERS} to {rules.MAX_PLAYERS}"),
             ("precision", self.precision is None,
              "unset: a fork experiment has no sequential mode (give games, per_game and trials)"),
         ]
@@ -252,9 +253,9 @@ class PositionsPart:
 
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
-        identity = {"package_version": provenance.package_version(),
-                    "rules_version": rules.RULES_VERSION, "positions of": f"{self.fork.now} or {self.fork.other}",
-                    "salt": self.fork.salt, "config": design.row_config(self.config), "tables": ["positions"]}
+        identity = provenance.dataset_identity({"positions of": f"{self.fork.now} or {self.fork.other}",
+                                                 "salt": self.fork.salt, "config": design.row_config(self.config),
+                                                 "tables": ["positions"]})
         run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
                                     first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
         store.fill(folder, identity, run, first_game, n_games, GAMES_PER_BATCH,

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, search_player, wording
+from experiments import compare, design, metrics, plots, search_player, wording
 from experiments.design import Arm, Finding
 
 TITLE = "What does holding jokers cost?"
@@ -66,10 +66,10 @@ def _joker_points(ruleset: str) -> pl.Expr:
 
 def _measures(config: Config) -> dict[str, compare.Metric]:
     return {
-        "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
-        "joker points in hand per round": compare.Metric(_joker_points(config.ruleset), "lower"),
-        "share of rounds ending with a joker in hand": compare.Metric(pl.col("jokers_held") > 0, "lower"),
-        "rami sec rate": compare.Metric(pl.col("rami_sec"), "higher"),
+        metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower", headline=True),
+        metrics.JOKER_POINTS_HELD: compare.Metric(_joker_points(config.ruleset), "lower"),
+        metrics.JOKER_HELD_ROUNDS: compare.Metric(pl.col("jokers_held") > 0, "lower"),
+        metrics.RAMI_SEC_RATE: compare.Metric(pl.col("rami_sec"), "higher"),
     }
 
 
@@ -97,7 +97,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     lines = []
     verbs = []
     for habit in (1, 2):
-        diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"
+        diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND
                  and f.arms[0].endswith(HABITS[habit])]
         if not diffs:
             continue
@@ -149,11 +149,11 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
                        and len(f.arms) == n_arms)
         return out
 
-    fig1, _ = plots.series_plot(list(config.players), {HABITS[h]: pick("points per round", h, 2) for h in (1, 2)},
+    fig1, _ = plots.series_plot(list(config.players), {HABITS[h]: pick(metrics.POINTS_PER_ROUND, h, 2) for h in (1, 2)},
                                 "players", "points per round against laying jokers at once\n(fewer is better)",
                                 title="The cost of keeping jokers, as a policy", reference=0.0)
     fig2, _ = plots.series_plot(list(config.players),
-                                {HABITS[h]: pick("joker points in hand per round", h, 1) for h in HABITS},
+                                {HABITS[h]: pick(metrics.JOKER_POINTS_HELD, h, 1) for h in HABITS},
                                 "players", "penalty points of jokers left in hand, per round",
                                 title="What jokers still in hand at the end cost")
     return {"policy": fig1, "held": fig2}

@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import forks, plots
+from experiments import forks, metrics, plots
 from experiments.design import Finding, Results
 
 TITLE = "Lay the joker now or keep it: what is this one decision worth?"
@@ -104,7 +104,7 @@ def _game_rows(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     names = {f"{table} players: keeps jokers for the opening": "habit: keeps jokers for the opening",
              f"{table} players: keeps jokers for a rami sec": "habit: keeps jokers for a rami sec"}
     return [(f"{names[f['arms'][0]]}, {table} players, against laying them at once", f)
-            for f in summary["findings"] if f["metric"] == "points per round" and len(f["arms"]) == 2
+            for f in summary["findings"] if f["metric"] == metrics.POINTS_PER_ROUND and len(f["arms"]) == 2
             and f["arms"][0] in names]
 
 

@@ -63,10 +63,11 @@ from matplotlib.figure import Figure
 
 import sim
 import strategies as strategy_lib
-from experiments import metrics, plots, stats
+from experiments import design, metrics, plots, stats
 from experiments.stats import Estimate
 from experiments.tournament import claim_folder, dataset_rows, identity, play_table
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
            "charge", "check", "clock", "finishes", "focal_points", "ladder", "measure_cpu", "play", "rating_fit",
@@ -512,8 +513,7 @@ def _plan(players, ruleset, games, reference, resamples, timing_games):
     if same and identity(same[0], r.game) != identity(ref, r.game):
         raise ValueError(f"player {ref.name!r} is not the reference of that name (other parameters): rename one")
     for key, value, least in (("games", games, 2), ("resamples", resamples, 50), ("timing_games", timing_games, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+        check_whole(key, value, least)
     return chosen, ref, r
 
 
@@ -535,8 +535,7 @@ def _rotations(df: pl.DataFrame, n: int, label: str, only: int | None = None) ->
     as a player's is. Every seat plays the reference, so every rotation would deal the very same game.
     ``only``: the rows of one rotation's own games, labelled as that rotation (a player's table)."""
     df = df.with_columns(pl.col(pl.Categorical).cast(pl.String), pl.col(pl.Enum).cast(pl.String))
-    return pl.concat([df.with_columns(((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-                                      pl.lit(label).alias("arm"), pl.lit(k, dtype=pl.Int8).alias("rotation"))
+    return pl.concat([df.with_columns(*design.rotation_columns(k, n, label))
                       for k in (range(n) if only is None else [only])])
 
 
@@ -686,7 +685,7 @@ def _play_stored(r: rules.Ruleset, seated: list[strategy_lib.Strategy], seed: in
     batch = math.ceil(games / threads) if s.base is not None else None
     frames = []
     for k in range(n):
-        order = [seated[(seat - k) % n] for seat in range(n)]
+        order = design.rotated_seats(seated, k)
         # The permission to seat the ceiling is given where it sits, and only there.
         sim.simulate(r, order, n_games=games, seed=seed, workers=workers, progress=tick, batch_size=batch,
                      out=folder / f"rotation-{k}", allow_clairvoyant=strategy_lib.clairvoyant(s))

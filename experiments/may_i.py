@@ -72,8 +72,8 @@ class Config(design.Config):
 QUICK = {"games": 800}
 
 MEASURES = {
-    "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
-    "cards taken by Puis-je per round": compare.Metric(pl.col("may_i"), ""),
+    metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower", headline=True),
+    metrics.MAY_I_TAKEN: compare.Metric(pl.col("may_i"), ""),
 }
 
 
@@ -89,13 +89,13 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     for k, name in enumerate(HABITS):
         t, c = metrics.cluster_arrays(wins, arm=name)
         est = stats.ratio_estimate(t, c, design.rng_for(config, 8000 + k), config.resamples)
-        findings.append(Finding("share of games won", (name,), est, len(t),
+        findings.append(Finding(metrics.GAMES_WON, (name,), est, len(t),
                                 design.rounds_of(frame.filter(pl.col("arm") == name)), better="higher"))
     for k, (a, b) in enumerate(COMPARISONS):
         arrays = metrics.paired_arrays(wins, {"arm": a}, {"arm": b})
         est = stats.paired_difference(*arrays, design.rng_for(config, 9000 + k), config.resamples)
         both = frame.filter(pl.col("arm").is_in([a, b]))
-        findings.append(Finding("share of games won", (a, b), est, len(arrays[0]), design.rounds_of(both),
+        findings.append(Finding(metrics.GAMES_WON, (a, b), est, len(arrays[0]), design.rounds_of(both),
                                 better="higher"))
     return findings
 
@@ -111,12 +111,12 @@ def _diff(f: Finding) -> str:
 def claims(findings: list[Finding], config: Config) -> dict[str, str]:
     """Which way each comparison goes (two seeds are compared on these)."""
     return {f"{f.metric}: {f.arms[0]} against {f.arms[1]}": wording.verdict(f)
-            for f in findings if len(f.arms) == 2 and f.metric in ("points per round", "share of games won")}
+            for f in findings if len(f.arms) == 2 and f.metric in (metrics.POINTS_PER_ROUND, metrics.GAMES_WON)}
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    points = {a: _find(findings, "points per round", (a, b)) for a, b in COMPARISONS if b == NEVER}
-    wins = {a: _find(findings, "share of games won", (a, b)) for a, b in COMPARISONS if b == NEVER}
+    points = {a: _find(findings, metrics.POINTS_PER_ROUND, (a, b)) for a, b in COMPARISONS if b == NEVER}
+    wins = {a: _find(findings, metrics.GAMES_WON, (a, b)) for a, b in COMPARISONS if b == NEVER}
     best = min(points, key=lambda a: points[a].estimate.estimate)
     games = points[best].estimate.clusters
     table = f"at a table of {config.players} {config.table} players (who themselves ask naively)"
@@ -133,7 +133,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
             continue
         lines.append(f"Against never asking, asking {a.removeprefix('asks ')} changes your points per round by "
                      f"{_diff(points[a])} and your share of games won by {_diff(wins[a])}.")
-    naive = _find(findings, "points per round", (BEFORE, NAIVE))
+    naive = _find(findings, metrics.POINTS_PER_ROUND, (BEFORE, NAIVE))
     lines.append(f"Greedy's own habit is the naive one: it also asks after laying its contract, when no new meld "
                  f"may be laid and each card taken only adds to its penalty; stopping at the contract changes its "
                  f"points per round by {_diff(naive)}.")
@@ -147,7 +147,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
     seeds = [r.config.seed for r in runs]
     rows = []
     for name in HABITS:
-        for metric in ("points per round", "share of games won", "cards taken by Puis-je per round"):
+        for metric in (metrics.POINTS_PER_ROUND, metrics.GAMES_WON, metrics.MAY_I_TAKEN):
             cells = []
             for r in runs:
                 level = _find(r.findings, metric, (name,))
@@ -155,7 +155,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
                 text = f"{wording.fmt(metric, e.estimate)} ({wording.interval_text(level)})"
                 if e.high == e.low:
                     text = constant_sentence(level)
-                if name != NEVER and metric != "cards taken by Puis-je per round":
+                if name != NEVER and metric != metrics.MAY_I_TAKEN:
                     text += f"; {_diff(_find(r.findings, metric, (name, NEVER)))} against never"
                 cells.append(text)
             rows.append([name, metric, *cells])
@@ -169,7 +169,7 @@ def constant_sentence(f: Finding) -> str:
     """A level that did not vary between games: the value, and what 0 or 1 in every game bounds."""
     e = f.estimate
     text = f"{wording.fmt(f.metric, e.estimate)} in every one of the {e.clusters:,} games"
-    if f.arms[0] == NAIVE and f.metric == "share of games won":
+    if f.arms[0] == NAIVE and f.metric == metrics.GAMES_WON:
         text += " (the same habit as the table's: each of four identical players holds every seat once, 1/players)"
     elif wording.is_share(f.metric) and e.estimate in (0.0, 1.0):
         bound = 3 / e.clusters  # rule of three: no event in n trials bounds its rate by 3/n at 95%
@@ -179,12 +179,12 @@ def constant_sentence(f: Finding) -> str:
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
-    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND]
     fig1, _ = plots.interval_plot([f"{f.arms[0]} − {f.arms[1]}" for f in diffs], [f.estimate for f in diffs],
                                   "points per round, first habit minus second on the same deals (fewer is better)",
                                   title=f'"Puis-je ?" habits, Rami contrat, {config.players} players',
                                   own_scales=True)
-    levels = [f for f in findings if len(f.arms) == 1 and f.metric == "cards taken by Puis-je per round"]
+    levels = [f for f in findings if len(f.arms) == 1 and f.metric == metrics.MAY_I_TAKEN]
     fig2, _ = plots.interval_plot([f.arms[0] for f in levels], [f.estimate for f in levels],
                                   'cards taken by "Puis-je ?" per round', title="How often each habit asks",
                                   reference=None)

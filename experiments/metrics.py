@@ -21,7 +21,26 @@ import numpy as np
 import polars as pl
 
 __all__ = [
+    "BLOCKED_RATE",
+    "CAUGHT_UNOPENED",
     "CLUSTER",
+    "DISCARD_TAKES",
+    "FIRST_PLAYER_WINS",
+    "GAMES_WON",
+    "JOKERS_LAID",
+    "JOKER_HELD_ROUNDS",
+    "JOKER_POINTS_HELD",
+    "MAY_I_CARDS",
+    "MAY_I_TAKEN",
+    "MEASURE_NAMES",
+    "NOT_YET_OPENED",
+    "POINTS_PER_ROUND",
+    "RAMI_SEC_RATE",
+    "ROUNDS_OPENED",
+    "ROUNDS_PER_GAME",
+    "ROUNDS_WON",
+    "TURNS_PER_ROUND",
+    "UNOPENED_RATE",
     "cluster_arrays",
     "opening_times",
     "paired_arrays",
@@ -34,6 +53,74 @@ __all__ = [
 
 CLUSTER = "game"
 """The unit of resampling: a game, with all its rounds (and rotations)."""
+
+
+# ------------------------------------------------------------- measure names
+
+# What each measure is called where it is a value: a finding's ``metric``, a table's key, a figure's
+# axis. The experiments, the studies and the report look measures up by these names, so each is written
+# once, here (a layering test fails on one written out elsewhere).
+
+POINTS_PER_ROUND = "points per round"
+"""A seat's points per round: the headline of most questions (fewer is better in Rami)."""
+
+GAMES_WON = "share of games won"
+"""The share of games a seat wins."""
+
+ROUNDS_WON = "share of rounds won"
+"""The share of rounds a seat wins (goes out)."""
+
+MAY_I_TAKEN = "cards taken by Puis-je per round"
+"""Cards a seat takes by "Puis-je ?" per round, as the Puis-je experiment names them."""
+
+MAY_I_CARDS = '"Puis-je ?" cards per round'
+"""Cards a seat takes by "Puis-je ?" per round, as the studies and the searching player name them."""
+
+DISCARD_TAKES = "discard takes per round"
+"""Cards a seat takes from the discard pile per round."""
+
+RAMI_SEC_RATE = "rami sec rate"
+"""The share of rounds a seat goes out by a rami sec (the whole hand laid at once)."""
+
+TURNS_PER_ROUND = "turns per round"
+"""A round's length in turns, all seats together."""
+
+ROUNDS_PER_GAME = "rounds per game"
+"""Rounds a game lasts."""
+
+UNOPENED_RATE = "unopened rate"
+"""The share of seat-rounds that end unopened, in rounds someone won."""
+
+BLOCKED_RATE = "blocked rate"
+"""The share of rounds blocked, with no winner."""
+
+FIRST_PLAYER_WINS = "first player round win rate"
+"""The share of rounds the round's first player wins."""
+
+CAUGHT_UNOPENED = "share of rounds caught unopened"
+"""The share of rounds a seat ends unopened in a round someone won (caught with its whole hand)."""
+
+JOKER_POINTS_HELD = "joker points in hand per round"
+"""Penalty points of the jokers a seat still holds at the round's end, per round."""
+
+JOKER_HELD_ROUNDS = "share of rounds ending with a joker in hand"
+"""The share of rounds a seat ends with a joker in hand."""
+
+JOKERS_LAID = "jokers laid per round"
+"""Jokers a seat lays per round."""
+
+ROUNDS_OPENED = "share of rounds opened"
+"""The share of rounds a seat opens."""
+
+NOT_YET_OPENED = "share of players not yet opened"
+"""The share of players not yet opened by a given own turn (the time-to-open curves)."""
+
+MEASURE_NAMES: tuple[str, ...] = (
+    POINTS_PER_ROUND, GAMES_WON, ROUNDS_WON, MAY_I_TAKEN, MAY_I_CARDS, DISCARD_TAKES, RAMI_SEC_RATE,
+    TURNS_PER_ROUND, ROUNDS_PER_GAME, UNOPENED_RATE, BLOCKED_RATE, FIRST_PLAYER_WINS, CAUGHT_UNOPENED,
+    JOKER_POINTS_HELD, JOKER_HELD_ROUNDS, JOKERS_LAID, ROUNDS_OPENED, NOT_YET_OPENED,
+)
+"""Every measure name above."""
 
 
 def per_game(

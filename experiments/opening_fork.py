@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import forks
+from experiments import forks, metrics
 from experiments.design import Finding, Results
 
 TITLE = "Open now or wait: what is this one decision worth?"
@@ -98,7 +98,7 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
 def _game_rows(summary: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [(f"habit: {f['arms'][0]} points, against opening at the first chance" if f["arms"][0].startswith("wait")
              else f"habit: open only with the {f['arms'][0]}, against opening at the first chance", f)
-            for f in summary["findings"] if f["metric"] == "points per round" and len(f["arms"]) == 2]
+            for f in summary["findings"] if f["metric"] == metrics.POINTS_PER_ROUND and len(f["arms"]) == 2]
 
 
 def page_blocks(runs: list[Results]) -> list[tuple]:

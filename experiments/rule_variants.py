@@ -85,12 +85,12 @@ def tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """Per arm and game, the sums behind each measure."""
     won = pl.col("blocked") == "none"
     return {
-        "turns per round": metrics.per_round(frame, pl.col("turns")),
-        "rounds per game": metrics.per_game_level(frame, pl.col("round").max() + 1),
-        "unopened rate": metrics.per_game(frame, ~pl.col("opened"), won),
-        "blocked rate": metrics.per_round(frame, ~won),
-        "points per round": metrics.per_game(frame, pl.col("points")),
-        "first player round win rate": metrics.per_round(frame, pl.col("went_out")),
+        metrics.TURNS_PER_ROUND: metrics.per_round(frame, pl.col("turns")),
+        metrics.ROUNDS_PER_GAME: metrics.per_game_level(frame, pl.col("round").max() + 1),
+        metrics.UNOPENED_RATE: metrics.per_game(frame, ~pl.col("opened"), won),
+        metrics.BLOCKED_RATE: metrics.per_round(frame, ~won),
+        metrics.POINTS_PER_ROUND: metrics.per_game(frame, pl.col("points")),
+        metrics.FIRST_PLAYER_WINS: metrics.per_round(frame, pl.col("went_out")),
     }
 
 
@@ -105,12 +105,12 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
             arrays = metrics.paired_arrays(table, {"arm": v}, {"arm": STANDARD})
             est = stats.paired_difference(*arrays, design.rng_for(config, 100 * m + 1 + k), config.resamples)
             findings.append(Finding(metric, (v, STANDARD), est, len(arrays[0]), rounds[v] + rounds[STANDARD],
-                                    headline=metric == "points per round"))
+                                    headline=metric == metrics.POINTS_PER_ROUND))
     return findings
 
 
-METRICS = ("turns per round", "rounds per game", "unopened rate", "blocked rate", "points per round",
-           "first player round win rate")
+METRICS = (metrics.TURNS_PER_ROUND, metrics.ROUNDS_PER_GAME, metrics.UNOPENED_RATE, metrics.BLOCKED_RATE,
+           metrics.POINTS_PER_ROUND, metrics.FIRST_PLAYER_WINS)
 
 
 def changes(findings: list[Finding], metric: str) -> dict[str, tuple[str, tuple[float, float]]]:
@@ -140,8 +140,8 @@ def claims(findings: list[Finding], config: Config) -> dict[str, str]:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    points = changes(findings, "points per round")
-    diffs = {f.arms[0]: f for f in findings if f.metric == "points per round" and len(f.arms) == 2}
+    points = changes(findings, metrics.POINTS_PER_ROUND)
+    diffs = {f.arms[0]: f for f in findings if f.metric == metrics.POINTS_PER_ROUND and len(f.arms) == 2}
     moved = sorted((v for v, (d, _) in points.items() if d != "none"), key=lambda v: -abs(diffs[v].estimate.estimate))
     still = [v for v, (d, _) in points.items() if d == "none"]
     lead = (f"For {config.players} greedy players of {wording.game_name(config.ruleset)}, the house rule that matters "
@@ -201,9 +201,9 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
     out = {}
-    for key, metric in (("turns", "turns per round"), ("rounds", "rounds per game"),
-                        ("unopened", "unopened rate"), ("blocked", "blocked rate"),
-                        ("points", "points per round"), ("first", "first player round win rate")):
+    for key, metric in (("turns", metrics.TURNS_PER_ROUND), ("rounds", metrics.ROUNDS_PER_GAME),
+                        ("unopened", metrics.UNOPENED_RATE), ("blocked", metrics.BLOCKED_RATE),
+                        ("points", metrics.POINTS_PER_ROUND), ("first", metrics.FIRST_PLAYER_WINS)):
         diffs = [f for f in findings if f.metric == metric and len(f.arms) == 2]
         fig, ax = plots.interval_plot([f.arms[0] for f in diffs], [f.estimate for f in diffs],
                                       f"{metric}: variant minus standard rules", title=f"Rule variants: {metric}",

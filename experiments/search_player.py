@@ -44,7 +44,7 @@ from typing import Any
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, wording
+from experiments import compare, design, metrics, plots, wording
 from experiments.design import Arm, ArmPart, Finding
 
 TITLE = "What does a strong player do?"
@@ -56,23 +56,23 @@ R51_GROUP, CONTRAT_GROUP = "Rami 51", "Rami contrat"
 STRENGTH, STEPS = "Rami 51: against expert", "Rami 51: against the smaller budget"
 PAGE = "search_player"
 
-POINTS = "points per round"
+POINTS = metrics.POINTS_PER_ROUND
 HELD = "jokers in hand at the round's end, per round"
-HELD_ROUNDS = "share of rounds ending with a joker in hand"
-LAID = "jokers laid per round"
+HELD_ROUNDS = metrics.JOKER_HELD_ROUNDS
+LAID = metrics.JOKERS_LAID
 HELD_BY_LENGTH = {
     "jokers in hand at the end of rounds of 1 to 4 own turns": (1, 4),
     "jokers in hand at the end of rounds of 5 to 8 own turns": (5, 8),
     "jokers in hand at the end of rounds of 9 own turns or more": (9, 10**6),
 }
-OPENED = "share of rounds opened"
+OPENED = metrics.ROUNDS_OPENED
 OPEN_TURN = "turn of opening (own turns, among openings)"
 ABOVE = "opening points above the threshold (among openings)"
 BY_TURN = 3
 OPEN_EARLY = f"share of rounds opened by own turn {BY_TURN} (rounds of {BY_TURN} own turns or more)"
 ABOVE_10 = "share of openings 10 points or more above the threshold"
-TAKES = "discard takes per round"
-MAY_I = "\"Puis-je ?\" cards per round"
+TAKES = metrics.DISCARD_TAKES
+MAY_I = metrics.MAY_I_CARDS
 
 
 @dataclass(frozen=True)
@@ -508,10 +508,10 @@ def _only(runs: Sequence[design.Results], *groups: str) -> list[design.Results]:
     return [dataclasses.replace(r, findings=[f for f in r.findings if f.group in groups]) for r in runs]
 
 
-def _levels_table(findings: Sequence[Finding], group: str, metrics: Sequence[str], game: str, trials: int) -> tuple:
+def _levels_table(findings: Sequence[Finding], group: str, measures: Sequence[str], game: str, trials: int) -> tuple:
     arms = [search_arm(trials, game), *[heuristic_arm(h, game) for h in HEURISTICS]]
     rows = []
-    for metric in metrics:
+    for metric in measures:
         cells = []
         for arm in arms:
             f = _find(findings, metric, (arm,), group)

@@ -47,7 +47,7 @@ class Config(design.Config):
 
     games: int = 6000
     games_played: tuple[str, ...] = ("rami51", "contrat", "basic")
-    max_players: int = 6
+    max_players: int = rules.MAX_PLAYERS
 
 
 QUICK = {"games": 800}

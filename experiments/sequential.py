@@ -59,8 +59,10 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
+from experiments import metrics
 from experiments.tournament import identity, play_table
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
            "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
@@ -281,7 +283,7 @@ class Comparison:
 
     @property
     def unit(self) -> str:
-        return "points per round" if self.objective == "points" else "share of games won"
+        return metrics.POINTS_PER_ROUND if self.objective == "points" else metrics.GAMES_WON
 
     @property
     def better(self) -> bool:
@@ -487,8 +489,7 @@ def check_settings(indifference: float, improvement: float, alpha: float, beta: 
     if field_size < 1:
         raise ValueError("the field must hold at least one strategy (the other seats of the table)")
     for key, value, least in (("batch", batch, 1), ("max_games", max_games, MIN_FIRST_LOOK)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+        check_whole(key, value, least)
     sprt_bounds(alpha, beta)
     for key, value in (("indifference", indifference), ("improvement", improvement)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -52,7 +52,7 @@ QUICK_PLAYERS: tuple[str, ...] = ("random", "greedy", "expert", "search:trials=4
 
 GAIN = f"points per round against {REFERENCE} (higher is better)"
 RATING = f"rating: log odds of finishing ahead of an {REFERENCE} seat"
-WON = "share of games won"
+WON = metrics.GAMES_WON
 WORTH = "what knowing the hidden cards is worth, points per round (ceiling minus the search at its budget)"
 CEILING_WORDS = "the ceiling: what knowing the hidden cards is worth, no player"
 

@@ -46,6 +46,7 @@ from experiments.design import Arm, Finding
 from sim import conditions
 from sim import deals as deals_lib
 from sim import rules
+from sim.checks import is_whole, whole_range
 
 __all__ = [
     "DESIGNS", "KEYS", "MEASURES", "Key", "Measure", "Study", "StudyError", "StudyResults", "experiment_of", "from_folder",
@@ -77,13 +78,13 @@ class Measure:
 
 
 MEASURES: dict[str, Measure] = {
-    "points": Measure("points per round", pl.col("points"), "points",
+    "points": Measure(metrics.POINTS_PER_ROUND, pl.col("points"), "points",
                       about="the seat's round points (a penalty in Rami 51 and contrat, a gain in basic rummy)"),
-    "won": Measure("share of games won", pl.col("won").cast(pl.Float64), "higher", pl.col("round") == 0,
+    "won": Measure(metrics.GAMES_WON, pl.col("won").cast(pl.Float64), "higher", pl.col("round") == 0,
                    about="games in which the seat has the best total (a shared best counts for each seat sharing it)"),
     "went_out": Measure("share of rounds gone out", pl.col("went_out").cast(pl.Float64), "higher",
                         about="rounds the seat won by going out"),
-    "opened": Measure("share of rounds opened", pl.col("opened").cast(pl.Float64), "higher",
+    "opened": Measure(metrics.ROUNDS_OPENED, pl.col("opened").cast(pl.Float64), "higher",
                       about="rounds in which the seat laid its opening"),
     "open_turn": Measure("own turn of the opening", pl.col("open_turn"), "lower", pl.col("opened"),
                          about="the seat's own turn (1 = its first) in which it opened, over the rounds it opened"),
@@ -91,11 +92,11 @@ MEASURES: dict[str, Measure] = {
                         about="rounds the seat went out with a rami sec (basic rummy: a rami)"),
     "jokers_held": Measure("jokers held at the round's end", pl.col("jokers_held"), "lower",
                            about="jokers left in the seat's hand when the round ended"),
-    "jokers_laid": Measure("jokers laid per round", pl.col("jokers_laid"),
+    "jokers_laid": Measure(metrics.JOKERS_LAID, pl.col("jokers_laid"),
                            about="jokers the seat laid on the table"),
     "discard_takes": Measure("cards taken from the discard per round", pl.col("discard_takes"),
                              about="cards the seat took from the discard pile"),
-    "may_i": Measure("\"Puis-je ?\" cards per round", pl.col("may_i"),
+    "may_i": Measure(metrics.MAY_I_CARDS, pl.col("may_i"),
                      about="Rami contrat: cards the seat took by \"Puis-je ?\""),
     "seat_turns": Measure("own turns per round", pl.col("seat_turns"), about="turns the seat began in the round"),
     "hand_value": Measure("hand value left per round", pl.col("hand_value"), "lower",
@@ -180,8 +181,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 def _seeds_ok(v: list) -> bool:
-    return 1 <= len(v) <= 2 and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63
-                                    for s in v) and len(set(v)) == len(v)
+    return 1 <= len(v) <= 2 and all(is_whole(s, 0, 2**63 - 1) for s in v) and len(set(v)) == len(v)
 
 
 KEYS: tuple[Key, ...] = (
@@ -192,7 +192,8 @@ KEYS: tuple[Key, ...] = (
     Key("about", "text", "how it is measured, in words, for the page", ""),
     Key("game", "text", "a preset (`rami51`, `rami51-ducale`, `rami51-classic`, `contrat`, `basic`) or a ruleset file "
         "(docs/rulesets.md)", "rami51", form="a text: a preset's name or a ruleset file's path"),
-    Key("players", "whole number", "seats; arms written as lists set it by their length", low=2, high=8),
+    Key("players", "whole number", "seats; arms written as lists set it by their length",
+        low=rules.MIN_PLAYERS, high=rules.MAX_PLAYERS),
     Key("games", "whole number", "games per arm and seed", 2000, low=2, why="an interval needs two games"),
     Key("quick_games", "whole number", "games per arm and seed with `--quick`", lambda raw, got: min(200, got["games"]),
         "200 (at most `games`)", low=2),
@@ -454,6 +455,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
     quick_games, how, precision, max_games = got["quick_games"], got["design"], got["precision"], got["max_games"]
     measures, condition, rounds_measured = got["measures"], got["condition"], got["rounds"]
     title, about = got["title"], got["about"]
+    fewest, most = rules.MIN_PLAYERS, rules.MAX_PLAYERS
 
     # Rules: a preset's knobs, each checked by the rules themselves (placeholders are checked per cell).
     knobs = dict(raw.get("rules") or {})
@@ -501,7 +503,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
             if not all(isinstance(seats[k], str) for k in ("focal", "field")):
                 raise fail(f"arm {arm!r}: focal and field are strategy names", ("arms",), arm)
             fs = seats.get("focal_seats", 1)
-            if isinstance(fs, bool) or not isinstance(fs, int) or fs < 1:
+            if not is_whole(fs, 1):
                 raise fail(f"arm {arm!r}: focal_seats is a whole number, at least 1", ("arms",), arm)
             if players is None and "players" not in sweep:
                 raise fail(f"arm {arm!r} gives a focal strategy and a field: set players (or sweep it)", (), None)
@@ -538,9 +540,9 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
         if factor not in SWEEP_BUILT_INS and factor not in used:
             raise fail(f"sweep factor {factor!r} is used nowhere: write {{{factor}}} in a strategy, a rule or the "
                        f"game, or use a built-in factor ({', '.join(SWEEP_BUILT_INS)})", ("sweep",), factor)
-        if factor == "players" and not all(isinstance(v, int) and 2 <= v <= 8 for v in sweep[factor]):
-            raise fail("sweep factor players: whole numbers from 2 to 8", ("sweep",), factor)
-        if factor == "focal_seats" and not all(isinstance(v, int) and v >= 1 for v in sweep[factor]):
+        if factor == "players" and not all(is_whole(v, fewest, most) for v in sweep[factor]):
+            raise fail(f"sweep factor players: each {whole_range(fewest, most)}", ("sweep",), factor)
+        if factor == "focal_seats" and not all(is_whole(v, 1) for v in sweep[factor]):
             raise fail("sweep factor focal_seats: whole numbers, at least 1", ("sweep",), factor)
 
     study = Study(name=name, title=title, game=game, players=players, arms=arms,
@@ -830,7 +832,7 @@ def _effect_word(f: Finding) -> str:
 def _figures(study: Study, frame: pl.DataFrame, findings: list[Finding]) -> dict[str, Figure]:
     out: dict[str, Figure] = {}
     first_metric = next((f.metric for f in findings if f.metric not in (ACCEPTED, REST_ACCEPTED)),
-                        "points per round")
+                        metrics.POINTS_PER_ROUND)
     percent = wording.is_share(first_metric)
     pairs = [f for f in findings if f.metric == first_metric and len(f.arms) == 2 and not f.group.startswith(
         ("effect of", "interaction"))]

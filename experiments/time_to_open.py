@@ -196,12 +196,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     out = {}
     mid = config.players[len(config.players) // 2]
     fig, _ = plots.survival_plot({f"threshold {t}": data[arm_name(t, mid)][:3] for t in config.thresholds},
-                                 "the player's own turn", "share of players not yet opened",
+                                 "the player's own turn", metrics.NOT_YET_OPENED,
                                  title=f"Time to open by threshold, {mid} players")
     out["by_threshold"] = fig
     t0 = config.thresholds[len(config.thresholds) // 2]
     fig, _ = plots.survival_plot({f"{p} players": data[arm_name(t0, p)][:3] for p in config.players},
-                                 "the player's own turn", "share of players not yet opened",
+                                 "the player's own turn", metrics.NOT_YET_OPENED,
                                  title=f"Time to open by table size, threshold {t0}")
     out["by_players"] = fig
     for fig in out.values():

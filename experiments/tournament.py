@@ -44,9 +44,10 @@ from matplotlib.figure import Figure
 
 import sim
 import strategies as strategy_lib
-from experiments import metrics, stats
+from experiments import design, metrics, stats
 from experiments.stats import Estimate
 from sim import distributed, rules
+from sim.checks import check_whole
 
 __all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "claim_folder", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
@@ -118,7 +119,7 @@ def play_table(
     # rotation the same game. A dataset keeps every rotation, so it is read back whole.
     alike = out is None and len({identity(s, ruleset.game) for s in seated}) == 1
     for k in range(n):
-        order = [seated[(s - k) % n] for s in range(n)]
+        order = design.rotated_seats(seated, k)
         if alike and frames:
             # Every rotation of one strategy plays the same game: relabel it.
             df = frames[0].drop("arm", "rotation")
@@ -140,9 +141,7 @@ def _rotation_rows(df: pl.DataFrame, k: int, n: int, label: str) -> pl.DataFrame
     return df.with_columns(
         pl.col(pl.Categorical).cast(pl.String),
         pl.col(pl.Enum).cast(pl.String),
-        ((pl.col("seat") - k) % n).cast(pl.Int16).alias("strategy_index"),
-        pl.lit(label).alias("arm"),
-        pl.lit(k, dtype=pl.Int8).alias("rotation"),
+        *design.rotation_columns(k, n, label),
     )
 
 
@@ -481,12 +480,9 @@ def _plan(strategies, ruleset, players, games, resamples):
     chosen = _named(strategies)
     if players is None:
         players = min(len(chosen), 4)
-    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
-        raise ValueError(f"players must be a whole number of at least 2, got {players!r}")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise ValueError(f"games must be a whole number of at least 2, got {games!r}")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 50:
-        raise ValueError(f"resamples must be a whole number of at least 50, got {resamples!r}")
+    players = check_whole("players", players, rules.MIN_PLAYERS, rules.MAX_PLAYERS)
+    games = check_whole("games", games, 2)
+    resamples = check_whole("resamples", resamples, 50)
     base = rules.as_ruleset(ruleset)
     r = base if base.players == players else base.replace(players=players)
     tables = tables_for(len(chosen), players)

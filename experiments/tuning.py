@@ -40,9 +40,10 @@ import numpy as np
 import polars as pl
 
 import strategies as strategy_lib
-from experiments import sequential, stats
+from experiments import metrics, sequential, stats
 from experiments.tournament import play_table
 from sim import distributed, rules
+from sim.checks import check_whole, is_whole_valued
 from strategies import CHOICE_PARAMETERS, PARAMETERS
 
 __all__ = ["STUDY_FILE", "Candidate", "TuneConfig", "TuneResult", "check_start", "check_study", "effective_params", "evaluate",
@@ -75,7 +76,7 @@ def parse_space(items: Sequence[str] | Mapping[str, Sequence[float]]) -> dict[st
         if not (math.isfinite(low) and math.isfinite(high) and lo_allowed <= low < high <= hi_allowed):
             raise ValueError(f"range {name}={low:g}:{high:g} must satisfy {lo_allowed} <= low < high <= {hi_allowed} "
                              f"({meaning})")
-        if name in CHOICE_PARAMETERS and (low != int(low) or high != int(high)):
+        if name in CHOICE_PARAMETERS and not (is_whole_valued(low) and is_whole_valued(high)):
             raise ValueError(f"range {name}={low:g}:{high:g}: {name} selects a behaviour, so its bounds are whole "
                              f"numbers from {lo_allowed:g} to {hi_allowed:g} ({meaning})")
         pairs[name] = (low, high)
@@ -150,8 +151,7 @@ class TuneConfig:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
         for key, least in (("trials", 1), ("games", 2), ("top", 1), ("confirm_games", 2), ("max_games", 2)):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{key} must be a whole number of at least {least}, got {value!r}")
+            check_whole(key, value, least)
         if not self.field:
             raise ValueError("the field must hold at least one strategy (the other seats of the table)")
         parse_space(self.space)
@@ -399,7 +399,7 @@ class TuneResult:
         return self.confirmation is not None and self.confirmation.better
 
     def unit(self) -> str:
-        return "points per round" if self.config.objective == "points" else "share of games won"
+        return metrics.POINTS_PER_ROUND if self.config.objective == "points" else metrics.GAMES_WON
 
     def lines(self) -> list[str]:
         c = self.config
@@ -514,8 +514,8 @@ def trials_table(study, config: TuneConfig) -> pl.DataFrame:
         alike = t.user_attrs.get("plays_like")
         row = {"trial": t.number, "state": t.state.name.lower()}
         row.update({k: (float(t.params[k]) if k in t.params else None) for k in config.space})
-        row.update({"gain": t.value, "unit": "points per round" if config.objective == "points"
-                    else "share of games won", "games": 0 if alike is not None or t.value is None else config.games,
+        row.update({"gain": t.value, "unit": metrics.POINTS_PER_ROUND if config.objective == "points"
+                    else metrics.GAMES_WON, "games": 0 if alike is not None or t.value is None else config.games,
                     "plays_like": alike})
         rows.append(row)
     schema = {"trial": pl.Int64, "state": pl.String, **{k: pl.Float64 for k in config.space}, "gain": pl.Float64,

@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, plots, search_player, wording
+from experiments import compare, design, metrics, plots, search_player, wording
 from experiments.design import Arm, Finding
 
 TITLE = "What does it cost to wait before opening?"
@@ -53,9 +53,9 @@ class Config(design.Config):
 QUICK = {"games": 600}
 
 MEASURES = {
-    "points per round": compare.Metric(pl.col("points"), "lower", headline=True),
-    "share of rounds caught unopened": compare.Metric(~pl.col("opened") & (pl.col("blocked") == "none"), "lower"),
-    "rami sec rate": compare.Metric(pl.col("rami_sec"), "higher"),
+    metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower", headline=True),
+    metrics.CAUGHT_UNOPENED: compare.Metric(~pl.col("opened") & (pl.col("blocked") == "none"), "lower"),
+    metrics.RAMI_SEC_RATE: compare.Metric(pl.col("rami_sec"), "higher"),
 }
 
 
@@ -89,7 +89,7 @@ def _describe(name: str) -> str:
 
 
 def conclusions(findings: list[Finding], config: Config) -> list[str]:
-    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND]
     worse = [f for f in diffs if wording.verdict(f) == "higher"]
     better = [f for f in diffs if wording.verdict(f) == "lower"]
     table = f"In {wording.game_name(config.ruleset)} at a table of {config.players} greedy players"
@@ -110,7 +110,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     else:
         head = (f"{table}, no wait measured scores fewer points than opening at the first chance; "
                 f"{len(worse)} of {len(diffs)} score measurably more.")
-    caught = [f for f in findings if len(f.arms) == 2 and f.metric == "share of rounds caught unopened"]
+    caught = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.CAUGHT_UNOPENED]
     lines = [head]
     if caught:
         f = max(caught, key=lambda f: f.estimate.estimate)
@@ -131,12 +131,12 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
 
 
 def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dict[str, Figure]:
-    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == "points per round"]
+    diffs = [f for f in findings if len(f.arms) == 2 and f.metric == metrics.POINTS_PER_ROUND]
     fig1, _ = plots.interval_plot([f.arms[0] for f in diffs], [f.estimate for f in diffs],
                                   f"points per round against opening at the first chance (fewer is better)",
                                   title=f"The waiting player's extra points per round, {config.players} players")
     levels = {m: [f for f in findings if len(f.arms) == 1 and f.metric == m]
-              for m in ("share of rounds caught unopened", "rami sec rate")}
+              for m in (metrics.CAUGHT_UNOPENED, metrics.RAMI_SEC_RATE)}
     names = arm_names(config)
     fig2, ax = plots.series_plot(range(len(names)), {m: [f.estimate for f in fs] for m, fs in levels.items()},
                                  "the waiting player's habit", "share of its rounds",

@@ -22,12 +22,14 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules
-from sim.engine import melds as M
+from sim.engine import melds as engine_melds
 from sim.engine.hand import hand_words
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
 from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
+from sim.checks import check_whole, is_whole, whole_range
+from sim.event_words import drew, event_text, threw, took
 from sim.modes import BELIEF, CLAIRVOYANT, MODES
 from sim.position import Position
 from sim.rollouts import Rollout
@@ -191,13 +193,13 @@ class Advice:
         chosen = self.discarded
         for m in self.moves:
             if _is_discard(m, self.seat) and chosen is not None:
-                lines.append(f"  discards {chosen.card} ({_weighing_text(chosen, self._highest(), self.kind)})")
+                lines.append(f"  {threw(None, chosen.card)} ({_weighing_text(chosen, self._highest(), self.kind)})")
             else:
-                lines.append("  " + _move_text(m, self.seat, self.tables))
+                lines.append("  " + event_text(m, self.seat, self.tables))
         if self.outcome.startswith("blocked"):
             lines.append(f"  the round stops ({self.outcome})")
         if self.moves != self.played:
-            shown = " / ".join(_move_text(m, self.seat, ()) for m in self.played) or "nothing"
+            shown = " / ".join(event_text(m, self.seat) for m in self.played) or "nothing"
             lines.append(f"  (in the game: {shown})")
         lines.append("Why:")
         lines.append("  " + self._draw_text())
@@ -234,10 +236,10 @@ class Advice:
             f"near {d.near:.1f}",
         ])
         if d.source == "discard":
-            return f"draw: takes the pile's top {d.card}, which {facts}"
+            return f"draw: {took(None, d.card)}, which {facts}"
         if d.top is None:
-            return f"draw: {d.card} from the stock (the pile is empty)"
-        text = f"draw: leaves the pile's top {d.top} ({facts}) and draws {d.card} from the stock"
+            return f"draw: {drew(None, d.card)} (the pile is empty)"
+        text = f"draw: leaves the pile's top {d.top} ({facts}) and {drew(None, d.card)}"
         if not d.may_take:
             text += f"; the rules forbid taking the top here (discard_take = {self.discard_take})"
         return text
@@ -282,50 +284,9 @@ def _weighing_text(d: DiscardOption, highest: bool, kind: str) -> str:
     return text + f", score {d.score:.1f}" + (" — the highest" if highest else "")
 
 
-def _move_text(e: dict[str, Any], seat: int, tables: Sequence[str]) -> str:
-    """One event of a turn in words."""
-    t = e["type"]
-    who = "" if e.get("seat", seat) == seat else f"seat {e['seat']} "
-    if t == "draw":
-        where = "draws {} from the stock" if e["source"] == "stock" else "takes {} from the pile"
-        return who + where.format(e["card"])
-    if t == "restock":
-        return f"the stock is rebuilt from the pile ({e['mode']})"
-    if t == "open":
-        melds = " + ".join(m["cards"] for m in e["melds"])
-        return f"{who}opens with {melds} ({e['points']} points{', the whole hand' if e['lay_all'] else ''})"
-    if t == "meld":
-        return f"{who}lays {e['cards']}"
-    if t == "add":
-        end = f", {e['end']} end" if e["end"] else ""
-        now = f" -> {tables[e['id']]}" if e["id"] < len(tables) else ""
-        return f"{who}adds {e['card']} to meld {e['id']}{end}{now}"
-    if t == "recover":
-        return f"{who}takes back the joker of meld {e['id']} with {e['card']}"
-    if t == "may_i":
-        return f"seat {e['seat']} says \"Puis-je ?\" and takes {e['card']} (and {e['penalty']} from the stock)"
-    if t == "discard":
-        return f"{who}discards {e['card']}"
-    if t == "out":
-        return f"{who}goes out"
-    if t == "blocked":
-        return f"the round is blocked ({e['reason']})"
-    if t == "deal":
-        return f"round {e['round']} is dealt; seat {e['first']} plays first, the pile shows {e['pile']}"
-    if t == "round_end":
-        won = "blocked, no winner" if e["winner"] is None else f"seat {e['winner']} won"
-        return f"round {e['round']} ends ({won}): points {e['points']}, totals {e['totals']}"
-    if t == "game_start":
-        return f"game {e.get('game')} of seed {e.get('seed')}: {', '.join(e.get('strategies', []))}"
-    if t == "game_end":
-        won = "no single winner" if e["winner"] is None else f"seat {e['winner']} wins"
-        return f"the game ends after {e['rounds']} rounds ({won}): totals {e['totals']}"
-    return t
-
-
 def describe(event: dict[str, Any]) -> str:
-    """One trace event in words, e.g. ``"seat 2 draws 9♣ from the stock"``."""
-    return _move_text(event, -1, ())
+    """One trace event in words, e.g. ``"seat 2 draws 9♣ from the stock"`` (:func:`sim.event_words.event_text`)."""
+    return event_text(event)
 
 
 # ---------------------------------------------------------------- the position
@@ -333,8 +294,7 @@ def describe(event: dict[str, Any]) -> str:
 
 def _locate(events: Sequence[dict[str, Any]], index: int) -> tuple[int, int, int]:
     """``(deal index, turn, start)`` of the turn that contains event ``index``."""
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-        raise ValueError(f"index must be a whole number, got {index!r}")
+    check_whole("index", index)
     if not 0 <= index < len(events):
         raise ValueError(f"index {index} is outside the trace (events 0 .. {len(events) - 1})")
     index = int(index)
@@ -393,10 +353,10 @@ def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: ru
     lo, hi, jk = hand_words([int(c) for c in cardlib.parse(seen.hand)])
     view = seen.view
     if top == int(cardlib.JOKER):
-        completes = bool(M.joker_in_meld(lo, r.min_run, r.ace_high))
+        completes = bool(engine_melds.joker_in_meld(lo, r.min_run, r.ace_high))
         on_table = view[V_ACCEPT_JOKER] == 1
     else:
-        completes = bool(M.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
+        completes = bool(engine_melds.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
         on_table = (int(view[V_ACCEPT]) >> top) & 1 == 1
     can_add = seen.opened[seat] or r.add_before_opening
     near = float(near_score(top, lo, hi, seen.pub, view))
@@ -510,8 +470,8 @@ class PositionAdvice:
 def _advise_view(source: SeatView | str | dict[str, Any], strategy: str | strategy_lib.Strategy,
                  rollouts: int | None, rollout_seed: int, mode: str, width: float | None) -> PositionAdvice:
     trials = VIEW_TRIALS if rollouts is None else rollouts
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"rollouts must be a whole number >= 1 for a typed position, got {rollouts!r}")
+    if not is_whole(trials, 1):
+        raise ValueError(f"rollouts must be {whole_range(1)} for a typed position, got {rollouts!r}")
     text = source if isinstance(source, str) else None
     try:
         view = from_json(source) if isinstance(source, dict) else parse_view(text if text is not None
@@ -588,8 +548,7 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         raise ValueError("index must name an event of the trace (a deal or an event of a turn)")
     events = source
     rollouts = 0 if rollouts is None else rollouts
-    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 0:
-        raise ValueError(f"rollouts must be a whole number >= 0, got {rollouts!r}")
+    check_whole("rollouts", rollouts, 0)
     events = list(events)
     head = _header(events)
     deal, turns, start = _locate(events, index)

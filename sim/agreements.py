@@ -42,7 +42,7 @@ import strategies as strategy_lib
 from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.analyse import KINDS, walk
-from sim.checks import check_seed
+from sim.checks import check_seed, check_whole, is_whole
 from sim.api import play_traced, resolve, ruleset_label
 from sim.intervals import ratio_interval
 from sim.position import Position
@@ -201,20 +201,14 @@ def _table(r: rules_lib.Ruleset, strategy: str, field: str | Sequence[str] | Non
 
 
 def _check_seats(seats: Sequence[int] | int) -> tuple[int, ...]:
-    if isinstance(seats, (int, np.integer)) and not isinstance(seats, bool):
+    if is_whole(seats):
         seats = [seats]
     if isinstance(seats, str) or not isinstance(seats, Sequence) or not seats:
         raise ValueError(f"seats must be a list of seat numbers, got {seats!r}")
     for s in seats:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
+        if not is_whole(s, 0):
             raise ValueError(f"seats must be whole numbers from 0, got {s!r}")
     return tuple(sorted({int(s) for s in seats}))
-
-
-def _whole(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def _name(s: str | strategy_lib.Strategy) -> str:
@@ -328,10 +322,10 @@ def agreement(
     ValueError
         For an unknown strategy, a bad count or seat, before any game is played.
     """
-    games = _whole("games", games, 1)
-    workers = _whole("workers", workers, 1)
+    games = check_whole("games", games, 1)
+    workers = check_whole("workers", workers, 1)
     if max_rounds is not None:
-        max_rounds = _whole("max_rounds", max_rounds, 1)
+        max_rounds = check_whole("max_rounds", max_rounds, 1)
     seed = check_seed(seed)
     focal = _check_seats(seats)
     r = rules_lib.as_ruleset(rules)

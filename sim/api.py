@@ -32,17 +32,17 @@ import polars as pl
 import strategies as strategy_lib
 from sim import batches, store
 # The result columns and the batch job are the batch module's; the API offers them as its own.
-from sim.checks import check_seed
+from sim.checks import check_seed, check_whole
 from sim.batches import BLOCKED, GAME_COLUMNS, GAME_LEVEL, RESULT_COLUMNS, ROUND_COLUMNS, game_summary
-from sim.engine import play as E
+from sim.engine import play as engine_play
 from sim.engine import warm
 from sim.engine.game_value import futures
 from sim.engine.params import kernel_rules
 from sim.engine.search import N_TALLY, TALLY_DECISIONS, TALLY_PLAYOUTS, search_games, trace_search_game
 from sim.engine.policies import KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM
 from sim.engine.warm import ensure_compiled
-from sim.provenance import package_version, run_record
-from sim.rules import PRESETS, RULES_VERSION, Ruleset, as_ruleset, preset
+from sim.provenance import dataset_identity, run_record
+from sim.rules import PRESETS, Ruleset, as_ruleset, first_player, preset
 from sim.trace import events_to_dicts
 
 __all__ = [
@@ -80,12 +80,6 @@ def check_information(chosen: Sequence[str | strategy_lib.Strategy]) -> None:
 
 LAST_GAME = 2**31 - 2
 """The last game index the engine numbers (its game index is a 32-bit integer)."""
-
-
-def _check_count(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def ruleset_label(r: Ruleset) -> str:
@@ -132,7 +126,7 @@ def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.
     game of its own table; a run that does not never compiles it. The plain
     game loop plays conditioned deals too (one entry).
     """
-    searching = kinds is not None and bool(E.searching(kinds))
+    searching = kinds is not None and bool(engine_play.searching(kinds))
     key = (searching, searching and condition is not None)
     if key in READY_ENTRIES:
         return
@@ -167,7 +161,7 @@ def simulate(
     seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
     rotate: bool = False,
     *,
@@ -282,7 +276,7 @@ def _simulate(
     seed: int = 1,
     workers: int | None = None,
     batch_size: int | None = None,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     progress: Callable[[int], None] | None = None,
     rotate: bool = False,
     *,
@@ -306,7 +300,7 @@ def _simulate(
     # Result rows per game when every game has as many rounds (basic rummy, contrat), else None.
     fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
     batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
     names = [s.name for s in chosen]
     label = ruleset_label(r)
     cond = _checked_condition(condition, r, seed, first_game, cluster, out)
@@ -321,7 +315,7 @@ def _simulate(
     # Games of a fixed number of rounds write into one array, each batch its
     # own rows: the frame then takes its columns as they are, without
     # gathering every batch's rows into new memory.
-    shared = None if fixed is None else np.zeros((E.N_R, n_games * fixed), dtype=np.int32)
+    shared = None if fixed is None else np.zeros((engine_play.N_R, n_games * fixed), dtype=np.int32)
 
     dealt = np.ones(n_games, dtype=np.int64)
     if cluster is not None:
@@ -342,15 +336,15 @@ def _checked_arguments(ruleset: Ruleset | str, strategies: Sequence[str | strate
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    n_games = _check_count("n_games", n_games, 1)
-    first_game = _check_count("first_game", first_game, 0)
+    n_games = check_whole("n_games", n_games, 1)
+    first_game = check_whole("first_game", first_game, 0)
     if cluster is not None:
         # The cluster's threads size the default batches, as a machine's cores do.
         workers = cluster.threads()
     if workers is None:
         workers = os.cpu_count() or 1
-    workers = _check_count("workers", workers, 1)
-    max_rounds = _check_count("max_rounds", max_rounds, 1)
+    workers = check_whole("workers", workers, 1)
+    max_rounds = check_whole("max_rounds", max_rounds, 1)
     seed = _check_seed(seed)
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
@@ -367,7 +361,7 @@ def _batch_size(batch_size: int | None, n_games: int, workers: int, out: Any, pe
             batch_size = min(2000, max(batch_size, 250))
         elif not per_game_only and fixed is None:
             batch_size = max(batch_size, min(_CHUNK_GAMES, math.ceil(n_games / (4 * workers))))
-    return _check_count("batch_size", batch_size, 1)
+    return check_whole("batch_size", batch_size, 1)
 
 
 def _checked_condition(condition: Any, r: Ruleset, seed: int, first_game: int, cluster: Any, out: Any) -> Any:
@@ -394,13 +388,13 @@ def _simulate_out(r: Ruleset, chosen: list[strategy_lib.Strategy], kr: Any, kind
                   command: str | None, progress: Callable[[int], None] | None) -> store.Dataset:
     """The dataset's identity, the command recorded and the job, then the batches written (:func:`_simulate_to_dataset`)."""
     tables = ["games"] if per_game_only else list(store.TABLES)
-    identity = {
-        "package_version": package_version(), "rules_version": RULES_VERSION, "ruleset": r.to_dict(),
+    identity = dataset_identity({
+        "ruleset": r.to_dict(),
         "ruleset_label": label,
         "strategies": [{"name": s.name, "kind": _KIND_NAMES.get(s.kind, str(s.kind)), "params": s.params}
                        for s in chosen],
         "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
-    }
+    })
     if cond is not None:
         # Only then: the identity of every unconditioned dataset stays as it was.
         identity["condition"] = cond.text
@@ -517,7 +511,7 @@ def compile_entries(ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, con
 
 def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any) -> None:
     """Have every worker of ``cluster`` compile or load the entries these seats play, before the first batch."""
-    searching = bool(E.searching(kinds))
+    searching = bool(engine_play.searching(kinds))
     key = ("simulate", searching, searching and condition is not None)
     cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params, condition))
 
@@ -634,7 +628,7 @@ def scripted_deal(
     if len(hands) != ruleset.players:
         raise ValueError(f"{len(hands)} hands for {ruleset.players} players")
     dealt = [cardlib.parse(h) for h in hands]
-    first = round_index % ruleset.players
+    first = first_player(round_index, ruleset.players)
     for seat, hand in enumerate(dealt):
         expected = ruleset.hand_size(round_index) + (1 if seat == first and ruleset.first_player_extra_card else 0)
         if len(hand) != expected:
@@ -683,21 +677,22 @@ def search_effort(
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    n_games = _check_count("n_games", n_games, 1)
-    first_game = _check_count("first_game", first_game, 0)
+    n_games = check_whole("n_games", n_games, 1)
+    first_game = check_whole("first_game", first_game, 0)
     seed = _check_seed(seed)
     kr = kernel_rules(r)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    if not E.searching(kinds):
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    if not engine_play.searching(kinds):
         raise ValueError("search_effort measures a searching seat: seat a search strategy")
     _compile_once(r, kinds, params)
-    res = np.zeros((E.N_R, E.MAX_ROUNDS * r.players), dtype=np.int32)
+    res = np.zeros((engine_play.N_R, engine_play.MAX_ROUNDS * r.players), dtype=np.int32)
     rows: dict[str, list[Any]] = {"game": [], "cpu_seconds": [], "decisions": [], "playouts": []}
     library = futures(kr, kinds, params)
     for game in range(first_game, first_game + n_games):
         tally = np.zeros(N_TALLY, dtype=np.int64)
         start = time.thread_time()
-        search_games(kr, np.uint64(seed), game, 1, kinds, params, E.MAX_ROUNDS, res, 0, False, *library, tally)
+        search_games(kr, np.uint64(seed), game, 1, kinds, params, engine_play.MAX_ROUNDS, res, 0, False, *library,
+                     tally)
         rows["cpu_seconds"].append(time.thread_time() - start)
         rows["game"].append(game)
         rows["decisions"].append(int(tally[TALLY_DECISIONS]))
@@ -712,7 +707,7 @@ def play_traced(
     strategies: Sequence[str | strategy_lib.Strategy],
     seed: int = 1,
     game: int = 0,
-    max_rounds: int = E.MAX_ROUNDS,
+    max_rounds: int = engine_play.MAX_ROUNDS,
     max_events: int = 2_000_000,
     deal: dict[str, Any] | None = None,
     rotate: bool = False,
@@ -732,25 +727,25 @@ def play_traced(
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
-    max_rounds = _check_count("max_rounds", max_rounds, 1)
-    game = _check_count("game", game, 0)
+    max_rounds = check_whole("max_rounds", max_rounds, 1)
+    game = check_whole("game", game, 0)
     if game > LAST_GAME:
         raise ValueError(f"game must be at most {LAST_GAME:,} (the last game simulate plays), got {game:,}")
     seed = check_seed(seed)
     kr = kernel_rules(r)
-    kinds, params = strategy_lib.parameter_arrays(chosen, E.MAX_SEATS)
-    ev = np.zeros((max_events, E.N_EV), dtype=np.int32)
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    ev = np.zeros((max_events, engine_play.N_EV), dtype=np.int32)
     order = np.zeros(0, dtype=np.int64)
     order_round = 0
     if deal is not None:
-        order_round = _check_count("deal round", deal.get("round", 0), 0)
+        order_round = check_whole("deal round", deal.get("round", 0), 0)
         order = scripted_deal(r, deal["hands"], deal["pile"], deal.get("stock", ""), seed, order_round)
-    if E.searching(kinds):
+    if engine_play.searching(kinds):
         n_ev, overflow = trace_search_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
                                              order_round, bool(rotate), *futures(kr, kinds, params))
     else:
-        n_ev, overflow = E.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order, order_round,
-                                      bool(rotate))
+        n_ev, overflow = engine_play.trace_game(kr, game, np.uint64(seed), kinds, params, max_rounds, ev, order,
+                                                order_round, bool(rotate))
     _raise_policy_errors(chosen)
     if overflow:
         raise RuntimeError(f"the trace needs more than max_events={max_events} events; raise it")
@@ -760,7 +755,7 @@ def play_traced(
         "ruleset": r.to_dict(),
         "strategies": [chosen[(seat - game) % len(chosen) if rotate else seat].name for seat in range(len(chosen))],
         "max_rounds": max_rounds,
-        "deterministic": bool(E.deterministic(kr, kinds, params)),
+        "deterministic": bool(engine_play.deterministic(kr, kinds, params)),
         "seed": int(seed),
         "game": game,
     }

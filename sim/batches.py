@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from sim import store
-from sim.engine import play as E
+from sim.engine import play as engine_play
 from sim.engine.game_value import futures
 from sim.engine.search import N_TALLY, search_games, search_games_dealt
 from sim.rules import BLOCKED_REASONS, RULES_VERSION, contract_deal
@@ -96,13 +96,14 @@ GAME_COLUMNS: dict[str, str] = {
 """Columns of :func:`game_summary` and of a dataset's ``games`` table: one row per game and seat."""
 
 _KERNEL_COLUMNS = {
-    "game": E.R_GAME, "round": E.R_ROUND, "seat": E.R_SEAT, "first": E.R_FIRST,
-    "opened": E.R_OPENED, "open_turn": E.R_OPEN_TURN, "open_points": E.R_OPEN_POINTS,
-    "jokers_laid": E.R_JOKERS_LAID, "jokers_held": E.R_JOKERS_HELD, "cards_left": E.R_CARDS_LEFT,
-    "points": E.R_POINTS, "went_out": E.R_WENT_OUT, "rami_sec": E.R_RAMI_SEC, "blocked": E.R_BLOCKED,
-    "turns": E.R_TURNS, "seat_turns": E.R_SEAT_TURNS, "discard_takes": E.R_TAKES,
-    "hand_value": E.R_HAND_VALUE, "total": E.R_TOTAL, "winner": E.R_WINNER, "won": E.R_WON,
-    "truncated": E.R_TRUNCATED, "may_i": E.R_MAY_I,
+    "game": engine_play.R_GAME, "round": engine_play.R_ROUND, "seat": engine_play.R_SEAT,
+    "first": engine_play.R_FIRST, "opened": engine_play.R_OPENED, "open_turn": engine_play.R_OPEN_TURN,
+    "open_points": engine_play.R_OPEN_POINTS, "jokers_laid": engine_play.R_JOKERS_LAID,
+    "jokers_held": engine_play.R_JOKERS_HELD, "cards_left": engine_play.R_CARDS_LEFT, "points": engine_play.R_POINTS,
+    "went_out": engine_play.R_WENT_OUT, "rami_sec": engine_play.R_RAMI_SEC, "blocked": engine_play.R_BLOCKED,
+    "turns": engine_play.R_TURNS, "seat_turns": engine_play.R_SEAT_TURNS, "discard_takes": engine_play.R_TAKES,
+    "hand_value": engine_play.R_HAND_VALUE, "total": engine_play.R_TOTAL, "winner": engine_play.R_WINNER,
+    "won": engine_play.R_WON, "truncated": engine_play.R_TRUNCATED, "may_i": engine_play.R_MAY_I,
 }
 _BOOL_COLUMNS = ("opened", "went_out", "rami_sec", "won", "truncated")
 
@@ -110,7 +111,7 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
     """Result rows per game when every game has the same number of rounds
     (basic rummy, contrat), as the kernel counts them
     (:func:`sim.engine.play.game_rows`), else None."""
-    return int(E.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
+    return int(engine_play.game_rows(kr, max_rounds)) if kr.game_rounds > 0 else None
 
 
 def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
@@ -121,18 +122,19 @@ def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rot
     in dealing order and where its deck stream stands once it is dealt.
     """
     if orders is None:
-        if E.searching(kinds):
+        if engine_play.searching(kinds):
             tally = np.zeros(N_TALLY, dtype=np.int64)
             return search_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
                                 rotate, *futures(kr, kinds, params), tally)
-        return E.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate)
+        return engine_play.play_games(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                      rotate)
     decks, streams = orders
-    if E.searching(kinds):
+    if engine_play.searching(kinds):
         tally = np.zeros(N_TALLY, dtype=np.int64)
         return search_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
                                   rotate, decks, streams, *futures(kr, kinds, params), tally)
-    return E.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row, rotate,
-                              decks, streams)
+    return engine_play.play_games_dealt(kr, np.uint64(seed), start, count, kinds, params, max_rounds, res, first_row,
+                                        rotate, decks, streams)
 
 
 def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: int,
@@ -163,7 +165,7 @@ def run_batch(kr, seed: int, start: int, count: int, kinds, params, max_rounds: 
     while done < count:
         # A game starts only with room for its longest possible length.
         capacity = (count - done) * rows_per_game + max_rounds * kr.players
-        res = np.zeros((E.N_R, capacity), dtype=np.int32)
+        res = np.zeros((engine_play.N_R, capacity), dtype=np.int32)
         games, rows = _play(kr, seed, start + done, count - done, kinds, params, max_rounds, res, 0, rotate,
                             None if orders is None else (orders[0][done:], orders[1][done:]))
         chunks.append(res[:, :rows])

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sim import cards as cardlib
-from sim.rules.ruleset import CONTRACTS, WHOLE_HAND_DEAL, Ruleset
+from sim.rules.facts import first_player
+from sim.rules.ruleset import CONTRACTS, WHOLE_HAND_DEAL, Ruleset, contract_deal
 
 if TYPE_CHECKING:
     from sim.deals import Deals
@@ -93,7 +94,7 @@ class _Batch:
                 ok &= (hand == c).sum(axis=1) >= cards.count(c)
             return ok
         if name == "contract":
-            deal_no = self.deals.round_index % len(CONTRACTS) + 1
+            deal_no = contract_deal(self.deals.round_index)
             sets, runs, _ = CONTRACTS[deal_no - 1]
             out = np.zeros(hand.shape[0], dtype=np.int64)
             kernels.contracts_held(hand, sets, runs, deal_no == WHOLE_HAND_DEAL, r.min_run, r.ace_high, out)
@@ -454,7 +455,7 @@ def _held_counts(r: Ruleset, round_index: int, wanted: dict[int, dict[int, int]]
     ``total``; None when there are more than ``HELD_COUNTS`` of them.
     """
     seats = list(wanted)
-    first = round_index % r.players
+    first = first_player(round_index, r.players)
     sizes = [r.hand_size(round_index) + int(r.first_player_extra_card and s == first) for s in seats]
     codes = sorted({c for need in wanted.values() for c in need})
     copies = [r.n_jokers if c == cardlib.JOKER_CODE else r.decks for c in codes]

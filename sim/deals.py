@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from sim import cards as cardlib
-from sim.checks import check_seed
+from sim.checks import check_seed, check_whole
 from sim.conditions import FEATURES, HELD_COUNTS, Condition, ConditionError, Held, parse_condition
 from sim.rules.ruleset import Ruleset, as_ruleset
 
@@ -160,12 +160,6 @@ def stock_size(ruleset: Ruleset, round_index: int = 0) -> int:
     return ruleset.deck_size - dealt - 1
 
 
-def _check_count(name: str, value: int, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be a whole number of at least {low}, got {value!r}")
-    return int(value)
-
-
 def _check_seed(seed: int) -> int:
     return check_seed(seed)
 
@@ -244,11 +238,11 @@ def deal(ruleset: Ruleset | str, n: int, seed: int = 1, first_game: int = 0, rou
     ((2, 4, 13), (2, 4))
     """
     r = as_ruleset(ruleset)
-    n = _check_count("n", n, 1)
-    first_game = _check_count("first_game", first_game, 0)
-    round_index = _check_count("round_index", round_index, 0)
+    n = check_whole("n", n, 1)
+    first_game = check_whole("first_game", first_game, 0)
+    round_index = check_whole("round_index", round_index, 0)
     seed = _check_seed(seed)
-    k = r.players if stock_cards is None else _check_count("stock_cards", stock_cards, 1)
+    k = r.players if stock_cards is None else check_whole("stock_cards", stock_cards, 1)
     games = np.arange(first_game, first_game + n, dtype=np.int64)
     return Dealer(r, seed, games, round_index, k).next()
 
@@ -472,17 +466,17 @@ def sample(ruleset: Ruleset | str, condition: "str | Callable[[list[list[int]]],
     r = as_ruleset(ruleset)
     if players is not None:
         r = r.replace(players=players)
-    n = _check_count("n", n, 1)
-    first_game = _check_count("first_game", first_game, 0)
-    round_index = _check_count("round_index", round_index, 0)
+    n = check_whole("n", n, 1)
+    first_game = check_whole("first_game", first_game, 0)
+    round_index = check_whole("round_index", round_index, 0)
     seed = _check_seed(seed)
-    pilot = _check_count("pilot", pilot, 0)
+    pilot = check_whole("pilot", pilot, 0)
     if 0 < pilot < 100:
         raise ValueError(f"pilot must be 0 (no pilot: the caller measured the rate) or at least 100, got {pilot}")
-    workers = _check_count("workers", workers, 1)
+    workers = check_whole("workers", workers, 1)
     if isinstance(min_rate, bool) or not isinstance(min_rate, (int, float)) or not 0 < min_rate <= 1:
         raise ValueError(f"min_rate must be a number above 0 and at most 1, got {min_rate!r}")
-    k = r.players if stock_cards is None else _check_count("stock_cards", stock_cards, 1)
+    k = r.players if stock_cards is None else check_whole("stock_cards", stock_cards, 1)
     cond = Condition(condition)
     cond.check(r)
     hits = pilot_rate(r, cond, seed, first_game=first_game, round_index=round_index, pilot=pilot,

@@ -92,17 +92,17 @@ def worker_state() -> dict[str, Any]:
     batch, whatever the number of batches), ``cache_misses`` the times it was
     compiled instead of loaded from numba's cache.
     """
-    from sim.engine import play as E
+    from sim.engine import play as engine_play
     from sim.provenance import package_version
     from sim.rules import RULES_VERSION
 
-    stats = E.play_batch.stats
+    stats = engine_play.play_batch.stats
     return {
         "pid": os.getpid(),
         "package_version": package_version(),
         "rules_version": RULES_VERSION,
         "sim": os.path.dirname(os.path.abspath(__file__)),  # this module's folder: the package's
-        "compiled": len(E.play_batch.overloads),
+        "compiled": len(engine_play.play_batch.overloads),
         "cache_hits": sum(stats.cache_hits.values()),
         "cache_misses": sum(stats.cache_misses.values()),
     }

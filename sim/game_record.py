@@ -101,6 +101,7 @@ from typing import Any
 
 from sim import cards as cardlib
 from sim import rules as rules_lib
+from sim.checks import is_whole
 from sim.rules.melds import meld_readings
 from sim.seat_view import SeatView, StartMeld, meld_of_reading, rules_of, ruleset_of
 
@@ -226,7 +227,7 @@ def write_record(events: Sequence[Mapping[str, Any]], seat: int, ascii: bool = F
         raise ValueError("events must be a whole trace from sim.play_traced, starting with its game_start event")
     head = events[0]
     r = rules_lib.Ruleset(**head["ruleset"])
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < r.players:
+    if not is_whole(seat, 0, r.players - 1):
         raise ValueError(f"seat must be 0 .. {r.players - 1}, got {seat!r}")
     preset, overrides = rules_of(r)
     rules_line = " ".join([preset, *(f"{k}={_knob_text(v)}" for k, v in overrides)])
@@ -373,7 +374,8 @@ def parse_record(text: str) -> GameRecord:
         if key not in head:
             raise RecordError(f"missing head line '{key}:'", last + 1 if not head else min(v[1] for v in
                                                                                       head.values()), 1)
-    players = _number(*head["players"][0].split()[:1], head["players"][1], head["players"][2], "players", 1, 6)
+    players = _number(*head["players"][0].split()[:1], head["players"][1], head["players"][2], "players",
+                      rules_lib.MIN_PLAYERS, rules_lib.MAX_PLAYERS)
     rule_words = _words(head["rules"][0], head["rules"][2])
     overrides: dict[str, Any] = {}
     for word, col in rule_words[1:]:

@@ -29,6 +29,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from sim.checks import check_whole, is_whole
+
 __all__ = [
     "Estimate",
     "Interval",
@@ -137,8 +139,7 @@ def _percentiles(n, statistic, seed, n_resamples: int, level: float) -> tuple[fl
     ``statistic`` maps an index array of shape (resamples, n) to one value
     per resample.
     """
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a whole number of at least 1, got {n_resamples!r}")
+    n_resamples = check_whole("n_resamples", n_resamples, 1)
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie strictly between 0 and 1, got {level!r}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -493,7 +494,7 @@ def survival_curve(
         lo, hi = np.quantile(finite, [0.025, 0.975])
         est = Estimate(m, float(lo), float(hi), m - Z95_ROUNDED * sd, m + Z95_ROUNDED * sd, int(events.shape[0]), unit)
     def share_by(t: int) -> Estimate:
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
+        if not is_whole(t, 1):
             raise ValueError(f"by_time must hold whole numbers of at least 1, got {t!r}")
         k = min(int(t), curve.size) - 1
         share = 1.0 - curves[:, k]

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from sim import distributed
-from sim.checks import check_seed
+from sim.checks import check_seed, check_whole, is_whole
 from sim.deals import Dealer
 from sim.intervals import wilson_interval
 from sim.cards import JOKER_CODE as JOKER
@@ -315,16 +315,13 @@ def odds(ruleset: Ruleset | str = "rami51", *, players: int | None = None, hand_
         r = r.replace(**knobs)
     if isinstance(precision, bool) or not isinstance(precision, (int, float)) or not 0.0001 <= precision <= 0.5:
         raise ValueError(f"precision must be a number from 0.0001 to 0.5, got {precision!r}")
-    if isinstance(max_hands, bool) or not isinstance(max_hands, (int, np.integer)) or max_hands < 1000:
-        raise ValueError(f"max_hands must be a whole number of at least 1000, got {max_hands!r}")
+    max_hands = check_whole("max_hands", max_hands, 1000)
     seed = check_seed(seed)
     thresholds = list(thresholds)
-    if not thresholds or any(isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= 200
-                             for t in thresholds):
+    if not thresholds or not all(is_whole(t, 1, 200) for t in thresholds):
         raise ValueError(f"thresholds must be whole numbers from 1 to 200, got {thresholds!r}")
     thresholds = sorted(set(int(t) for t in thresholds))
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a whole number of at least 1, got {workers!r}")
+    workers = check_whole("workers", workers, 1)
     start = time.perf_counter()
     tallies = _new_tallies(r, thresholds)
     cluster = distributed.current()

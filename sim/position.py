@@ -37,10 +37,11 @@ import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.api import resolve, scripted_deal
-from sim.engine import melds as M
-from sim.engine import play as E
-from sim.engine import position as K
-from sim.engine import search as S
+from sim.checks import check_whole, is_whole
+from sim.engine import melds as engine_melds
+from sim.engine import play as engine_play
+from sim.engine import position as engine_position
+from sim.engine import search as engine_search
 from sim.engine.game_value import futures
 from sim.engine.hand import hand_codes, hand_words
 from sim.engine.layout import (
@@ -108,10 +109,12 @@ from sim.trace import events_to_dicts, meld_cards
 
 __all__ = ["KernelState", "Observation", "Position", "RoundOutcome"]
 
-_DECISIONS = {K.PH_DRAW: "draw", K.PH_LAY: "lay", K.PH_DISCARD: "discard", K.PH_MAY_I: "may_i", K.PH_END: "over"}
+_DECISIONS = {engine_position.PH_DRAW: "draw", engine_position.PH_LAY: "lay", engine_position.PH_DISCARD: "discard",
+              engine_position.PH_MAY_I: "may_i", engine_position.PH_END: "over"}
 _ENDS = ("", "low", "high", "")
-_EVENT_DECISION = {"draw": K.PH_DRAW, "open": K.PH_LAY, "meld": K.PH_LAY, "add": K.PH_LAY, "recover": K.PH_LAY,
-                   "discard": K.PH_DISCARD, "may_i": K.PH_MAY_I}
+_EVENT_DECISION = {"draw": engine_position.PH_DRAW, "open": engine_position.PH_LAY, "meld": engine_position.PH_LAY,
+                   "add": engine_position.PH_LAY, "recover": engine_position.PH_LAY,
+                   "discard": engine_position.PH_DISCARD, "may_i": engine_position.PH_MAY_I}
 
 
 
@@ -286,24 +289,25 @@ def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
     """A table meld as the engine's meld row (``sim.engine.melds``'s ``I_*`` columns)."""
     from sim.rules.melds import rank_value
 
-    row = np.zeros(M.N_INFO, dtype=np.int32)
+    row = np.zeros(engine_melds.N_INFO, dtype=np.int32)
     jokers = 1 if meld.joker >= 0 else 0
     positions = meld.positions()
     if meld.kind == "run":
-        row[M.I_KIND], row[M.I_KEY] = M.KIND_RUN, meld.cards[0].suit
-        row[M.I_START], row[M.I_END] = positions[0], positions[-1]
-        row[M.I_JPOS] = positions[meld.joker] if jokers else 0
-        row[M.I_POINTS] = sum(rank_value(p) for p in positions)
+        row[engine_melds.I_KIND], row[engine_melds.I_KEY] = engine_melds.KIND_RUN, meld.cards[0].suit
+        row[engine_melds.I_START], row[engine_melds.I_END] = positions[0], positions[-1]
+        row[engine_melds.I_JPOS] = positions[meld.joker] if jokers else 0
+        row[engine_melds.I_POINTS] = sum(rank_value(p) for p in positions)
     else:
         rank = meld.cards[0].rank
         suits = 0
         for i, c in enumerate(meld.cards):
             if i != meld.joker:
                 suits |= 1 << c.suit
-        row[M.I_KIND], row[M.I_KEY], row[M.I_START], row[M.I_END] = M.KIND_SET, rank, suits, 0
-        row[M.I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
-        row[M.I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
-    row[M.I_SIZE], row[M.I_JOKER] = len(meld.cards), jokers
+        row[engine_melds.I_KIND], row[engine_melds.I_KEY] = engine_melds.KIND_SET, rank
+        row[engine_melds.I_START], row[engine_melds.I_END] = suits, 0
+        row[engine_melds.I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
+        row[engine_melds.I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
+    row[engine_melds.I_SIZE], row[engine_melds.I_JOKER] = len(meld.cards), jokers
     return row
 
 
@@ -365,7 +369,7 @@ class Position:
         self._st, self._g, self._policy_rng, self._deck_rng, self._ts, self._ev = (
             state, g, policy_rng, deck_rng, ts, ev)
         self.totals = tuple(int(t) for t in totals)
-        self._ws = M.workspace()
+        self._ws = engine_melds.workspace()
         # Events that only state what a view said (a position read by from_view), before the turn's moves.
         self._prologue = 0
 
@@ -401,8 +405,7 @@ class Position:
         itself for sure), as a scripted deal does not.
         """
         r, chosen = resolve(ruleset, strategies)
-        if isinstance(round, bool) or not isinstance(round, (int, np.integer)) or not 0 <= round:
-            raise ValueError(f"round must be a whole number >= 0, got {round!r}")
+        check_whole("round", round, 0)
         totals = [0] * r.players if totals is None else [int(t) for t in totals]
         if len(totals) != r.players:
             raise ValueError(f"{len(totals)} totals for {r.players} players")
@@ -414,25 +417,25 @@ class Position:
     def _start(cls, r: rules_lib.Ruleset, chosen: Sequence[strategy_lib.Strategy], seed: int, game: int, rnd: int,
                order: np.ndarray, totals: Sequence[int]) -> "Position":
         kr = kernel_rules(r)
-        st = E.make_buffers()
+        st = engine_play.make_buffers()
         g = np.zeros(N_G, dtype=np.int64)
         g[G_TRACE] = 1
-        ev = np.zeros((4 * K.EVENT_ROOM, E.N_EV), dtype=np.int32)
-        policy_rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+        ev = np.zeros((4 * engine_position.EVENT_ROOM, engine_play.N_EV), dtype=np.int32)
+        policy_rng = np.zeros(engine_play.MAX_SEATS, dtype=np.uint64)
         deck_rng = np.zeros(1, dtype=np.uint64)
-        E.start_round(kr, game, np.uint64(seed), rnd, st, g, ev, policy_rng, deck_rng, order)
+        engine_play.start_round(kr, game, np.uint64(seed), rnd, st, g, ev, policy_rng, deck_rng, order)
         # A shuffled deal moved the round's deck stream on, and a later reshuffle
         # of the stock draws from it; a scripted deal did not: deal the round
         # shuffled too and keep its stream when it is the same deal.
-        shuffled = E.make_buffers()
-        rng_shuffled = np.zeros(E.MAX_SEATS, dtype=np.uint64)
+        shuffled = engine_play.make_buffers()
+        rng_shuffled = np.zeros(engine_play.MAX_SEATS, dtype=np.uint64)
         deck_shuffled = np.zeros(1, dtype=np.uint64)
-        E.start_round(kr, game, np.uint64(seed), rnd, shuffled, np.zeros(N_G, dtype=np.int64), ev[:0],
-                      rng_shuffled, deck_shuffled, np.zeros(0, dtype=np.int64))
+        engine_play.start_round(kr, game, np.uint64(seed), rnd, shuffled, np.zeros(N_G, dtype=np.int64), ev[:0],
+                                rng_shuffled, deck_shuffled, np.zeros(0, dtype=np.int64))
         if all(np.array_equal(getattr(shuffled, f), getattr(st, f)) for f in ("h_lo", "h_hi", "h_jk", "h_n",
                                                                                 "stock", "pile")):
             deck_rng[:] = deck_shuffled
-        position = cls(r, chosen, st, g, policy_rng, deck_rng, K.new_turn_state(), ev, totals)
+        position = cls(r, chosen, st, g, policy_rng, deck_rng, engine_position.new_turn_state(), ev, totals)
         position._seed_game = (int(seed), int(game))
         return position
 
@@ -465,7 +468,7 @@ class Position:
         missing = [k for k in ("ruleset", "strategies", "seed", "game", "deterministic") if k not in head]
         if missing:
             raise ValueError(f"the game_start event lacks {', '.join(missing)}: trace the game again")
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 < index < len(events):
+        if not is_whole(index, 1, len(events) - 1):
             raise ValueError(f"index must be an event of the trace, 1 .. {len(events) - 1}; got {index!r}")
         index = int(index)
         kind = events[index].get("type")
@@ -494,11 +497,12 @@ class Position:
         if kind == "deal":
             target, phase = events[deal:deal + 1], -1
         elif kind == "restock" and r.stock_exhausted == "flip_no_shuffle":
-            target, phase = events[deal:index], K.PH_DRAW  # the pile is turned over by a draw from the stock
+            # the pile is turned over by a draw from the stock
+            target, phase = events[deal:index], engine_position.PH_DRAW
         elif kind == "restock":
-            target, phase = events[deal:index + 1], K.PH_DRAW
+            target, phase = events[deal:index + 1], engine_position.PH_DRAW
         elif kind == "blocked":
-            target, phase = events[deal:index], K.PH_END
+            target, phase = events[deal:index], engine_position.PH_END
         else:
             target, phase = events[deal:index], _EVENT_DECISION[kind]
         # A "Puis-je ?" is one asker's decision among the seats asked in turn after the same draw.
@@ -518,13 +522,13 @@ class Position:
                 want = target[at] if at < len(target) else "nothing more"
                 raise ValueError(f"the trace cannot be replayed: at event {deal + at} the trace has {want}, "
                                  f"the engine plays {got[at]}")
-            stage = int(position._ts[K.TS_PHASE])
+            stage = int(position._ts[engine_position.TS_PHASE])
             if len(got) == len(target) and (phase < 0 or stage == phase) and (asker < 0 or position.seat == asker):
                 if position.events != target:  # the events read step by step are the round's events read whole
                     raise ValueError(f"the trace cannot be replayed: its events read again differ from the trace's "
                                      f"before event {index}")
                 return position
-            if stage == K.PH_END:
+            if stage == engine_position.PH_END:
                 raise ValueError(f"the trace cannot be replayed: the engine ends round {rnd} before event {index}")
             position._play_int(position._decide())
 
@@ -533,17 +537,17 @@ class Position:
     @property
     def seat(self) -> int:
         """The seat that decides: the seat to move, or at a ``"may_i"`` the seat asked."""
-        return int(K.deciding_seat(self._ts))
+        return int(engine_position.deciding_seat(self._ts))
 
     @property
     def mover(self) -> int:
         """The seat to move (whose turn it is), also while another seat is asked "Puis-je ?"."""
-        return int(self._ts[K.TS_SEAT])
+        return int(self._ts[engine_position.TS_SEAT])
 
     @property
     def decision(self) -> str:
         """``"draw"``, ``"lay"``, ``"discard"``, ``"may_i"`` or ``"over"``."""
-        return _DECISIONS[int(self._ts[K.TS_PHASE])]
+        return _DECISIONS[int(self._ts[engine_position.TS_PHASE])]
 
     @property
     def round(self) -> int:
@@ -567,7 +571,7 @@ class Position:
     def events_after(self, mark: int) -> list[dict[str, Any]]:
         """The round's events written after ``mark``, the :attr:`event_rows` of this position or of one
         that led to it: reading only the new events keeps a walk through a round linear in its length."""
-        if isinstance(mark, bool) or not isinstance(mark, (int, np.integer)) or not 0 <= mark <= self._g[G_NEV]:
+        if not is_whole(mark, 0, int(self._g[G_NEV])):
             raise ValueError(f"mark must be an event_rows of this round, 0 .. {int(self._g[G_NEV])}; got {mark!r}")
         return events_to_dicts(self._ev[int(mark): self._g[G_NEV]], self.ruleset.players)
 
@@ -594,24 +598,25 @@ class Position:
     def choice_codes(self) -> list[tuple[str, int]]:
         """``(text, engine choice)`` of each legal choice: the codes the kernels that play on from
         this position (rollouts, a searching player) take, beside their notation."""
-        phase = int(self._ts[K.TS_PHASE])
+        phase = int(self._ts[engine_position.TS_PHASE])
         st, g = self._st, self._g
-        if phase == K.PH_DRAW:
+        if phase == engine_position.PH_DRAW:
             out = [("stock", 0)] if g[G_STOCK] > 0 or g[G_PILE] > 0 else []
-            if self._ts[K.TS_TAKE_LEGAL]:
+            if self._ts[engine_position.TS_TAKE_LEGAL]:
                 out.insert(0, (f"take {_text(st.pile[g[G_PILE] - 1])}", 1))
             return out
-        if phase == K.PH_LAY:
-            return [(self._action_text(i), i) for i in range(int(self._ts[K.TS_NACT]))]
-        if phase == K.PH_DISCARD:
-            return [(_text(c), int(c)) for c in st.d_legal[: int(self._ts[K.TS_NDISCARD])]]
-        if phase == K.PH_MAY_I:
+        if phase == engine_position.PH_LAY:
+            return [(self._action_text(i), i) for i in range(int(self._ts[engine_position.TS_NACT]))]
+        if phase == engine_position.PH_DISCARD:
+            return [(_text(c), int(c)) for c in st.d_legal[: int(self._ts[engine_position.TS_NDISCARD])]]
+        if phase == engine_position.PH_MAY_I:
             return [(f'ask for {_text(st.pile[g[G_PILE] - 1])} ("Puis-je ?")', 1), ("pass", 0)]
         return []
 
     def _meld_text(self, info: np.ndarray) -> str:
-        text, _ = meld_cards(int(info[M.I_KIND]), int(info[M.I_KEY]), int(info[M.I_START]), int(info[M.I_END]),
-                             int(info[M.I_JPOS]), int(info[M.I_JOKER]))
+        text, _ = meld_cards(int(info[engine_melds.I_KIND]), int(info[engine_melds.I_KEY]),
+                             int(info[engine_melds.I_START]), int(info[engine_melds.I_END]),
+                             int(info[engine_melds.I_JPOS]), int(info[engine_melds.I_JOKER]))
         return text
 
     def _action_text(self, i: int) -> str:
@@ -646,16 +651,16 @@ class Position:
             return []
         st = self._st
         return [(_text(st.d_legal[i]), int(st.d_penalty[i]), bool(st.d_fits[i]))
-                for i in range(int(self._ts[K.TS_NDISCARD]))]
+                for i in range(int(self._ts[engine_position.TS_NDISCARD]))]
 
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may see now (see :class:`Observation`)."""
         n = self.ruleset.players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_whole(seat, 0, n - 1):
             raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
         st, g = self._st, self._g
         view = np.zeros(N_VIEW, dtype=np.int64)
-        K.observe(self._kr, st, g, int(seat), view)
+        engine_position.observe(self._kr, st, g, int(seat), view)
         pub = st.pub.copy()
         took = tuple(cardlib.format([c for c in range(cardlib.N_CODES) for _ in range(int(pub[PUB_TOOK + s, c]))])
                      for s in range(n))
@@ -682,7 +687,7 @@ class Position:
         """
         n = self.ruleset.players
         seat = self.seat if seat is None else seat
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if not is_whole(seat, 0, n - 1):
             raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
         seat = int(seat)
         from sim.rollouts import known_cards
@@ -692,8 +697,9 @@ class Position:
         table = []
         for m in range(int(g[G_MELDS])):
             info = st.table[m]
-            text, stands = meld_cards(int(info[M.I_KIND]), int(info[M.I_KEY]), int(info[M.I_START]),
-                                      int(info[M.I_END]), int(info[M.I_JPOS]), int(info[M.I_JOKER]))
+            text, stands = meld_cards(int(info[engine_melds.I_KIND]), int(info[engine_melds.I_KEY]),
+                                      int(info[engine_melds.I_START]), int(info[engine_melds.I_END]),
+                                      int(info[engine_melds.I_JPOS]), int(info[engine_melds.I_JOKER]))
             table.append(TableMeld(int(st.owner[m]), text, stands))
         events = self.events
         # The turn under way began after the last discard (or the deal, or what a view stated).
@@ -771,8 +777,8 @@ class Position:
             position = cls._dealt_at_turn_start(view, r, chosen, start)
             # A table of strategies that never play at random may prove a cycle, as its game loop does (a traced
             # position reads the same flag off its game_start): the rollouts' futures block alike.
-            kinds, params = strategy_lib.parameter_arrays(list(chosen), E.MAX_SEATS)
-            position._g[G_DETERMINISTIC] = 1 if E.deterministic(position._kr, kinds, params) else 0
+            kinds, params = strategy_lib.parameter_arrays(list(chosen), engine_play.MAX_SEATS)
+            position._g[G_DETERMINISTIC] = 1 if engine_play.deterministic(position._kr, kinds, params) else 0
             position = position._replay_turn(view)
             built = position.view(view.seat)
             _check_built(view, built)
@@ -904,15 +910,15 @@ class Position:
         g[G_PILE] = len(pile)
         for c in pile:
             st.pub[PUB_PILE, c] += 1
-        position._ts = K.new_turn_state()
+        position._ts = engine_position.new_turn_state()
         # The cards known held when the turn began, as the draws from the pile that make a card known.
         rows = [(s, c) for s in range(n) if s != view.seat for c in sorted(start.known[s].elements())]
         position._room()
-        while position._ev.shape[0] < len(rows) + 2 * K.EVENT_ROOM:
-            position._ev = np.zeros((position._ev.shape[0] * 2, E.N_EV), dtype=np.int32)
+        while position._ev.shape[0] < len(rows) + 2 * engine_position.EVENT_ROOM:
+            position._ev = np.zeros((position._ev.shape[0] * 2, engine_play.N_EV), dtype=np.int32)
         for i, (s, c) in enumerate(rows):
             position._ev[i, :] = 0
-            position._ev[i, :5] = (E.EV_DRAW, view.round, s, 1, c)
+            position._ev[i, :5] = (engine_play.EV_DRAW, view.round, s, 1, c)
         g[G_NEV] = len(rows)
         position._prologue = len(rows)
         position._advance(-2)
@@ -1028,7 +1034,8 @@ class Position:
                 after._advance(-2)
         else:
             after._advance(-1)
-        winner, blocked, rami_sec, points = K.round_result(after._kr, after._st, after._g, after._ev, after._ts)
+        winner, blocked, rami_sec, points = engine_position.round_result(after._kr, after._st, after._g, after._ev,
+                                                                         after._ts)
         n = self.ruleset.players
         played = events_to_dicts(after._ev[start: after._g[G_NEV]], n)
         return RoundOutcome(
@@ -1039,8 +1046,8 @@ class Position:
     # ------------------------------------------------------------- internals
 
     def _room(self) -> None:
-        if self._ev.shape[0] - int(self._g[G_NEV]) < 2 * K.EVENT_ROOM:
-            grown = np.zeros((self._ev.shape[0] * 2, E.N_EV), dtype=np.int32)
+        if self._ev.shape[0] - int(self._g[G_NEV]) < 2 * engine_position.EVENT_ROOM:
+            grown = np.zeros((self._ev.shape[0] * 2, engine_play.N_EV), dtype=np.int32)
             grown[: self._ev.shape[0]] = self._ev
             self._ev = grown
 
@@ -1055,26 +1062,28 @@ class Position:
     def _advance(self, stop_seat: int) -> None:
         while True:
             self._room()
-            K.advance(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params, self._policy_rng,
-                      self._deck_rng, self._ts, stop_seat)
+            engine_position.advance(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params,
+                                    self._policy_rng,
+                                    self._deck_rng, self._ts, stop_seat)
             self._check()
-            if self._ts[K.TS_PHASE] != K.PH_START:  # else it stopped for event room
+            if self._ts[engine_position.TS_PHASE] != engine_position.PH_START:  # else it stopped for event room
                 return
 
     def _set_strategies(self, chosen: Sequence[strategy_lib.Strategy]) -> None:
         """Seat ``chosen``: the kernels get each seat's compiled kind, a searching seat's base
         (:func:`sim.engine.search.search_table`), and ``_search`` its trials per choice."""
         self.strategies = tuple(chosen)
-        kinds, self._params = strategy_lib.parameter_arrays(list(chosen), E.MAX_SEATS)
+        kinds, self._params = strategy_lib.parameter_arrays(list(chosen), engine_play.MAX_SEATS)
         self._kinds = np.zeros_like(kinds)
         self._search = np.zeros_like(kinds)
-        S.search_table(kinds, self._params, self._kinds, self._search)
+        engine_search.search_table(kinds, self._params, self._kinds, self._search)
         # A searching seat that values the game reads its base's library of rounds.
         self._library = futures(self._kr, kinds, self._params) if self._search.any() else None
 
     def _decide(self) -> int:
-        choice = K.decide_for_python(self._kr, self._st, self._g, self._kinds, self._params, self._policy_rng,
-                                     self._ts)
+        choice = engine_position.decide_for_python(self._kr, self._st, self._g, self._kinds, self._params,
+                                                   self._policy_rng,
+                                                   self._ts)
         self._check()
         seat = self.seat
         if self._search[seat] > 0:
@@ -1086,19 +1095,21 @@ class Position:
             seed, game = self._seed_game
             choices = np.zeros(self._st.act.shape[0] + cardlib.N_CODES, dtype=np.int64)
             rounds, starts, points_per_game = self._library
-            totals = np.zeros(E.MAX_SEATS, dtype=np.int64)
+            totals = np.zeros(engine_play.MAX_SEATS, dtype=np.int64)
             totals[:len(self.totals)] = self.totals
-            choice = S.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params, seat,
-                                       known_cards(self), evidence_counts(self), np.uint64(seed), game,
-                                       self._search[seat], choice, choices,
-                                       totals, rounds[seat], starts[seat], points_per_game[seat],
-                                       np.zeros(S.N_TALLY, dtype=np.int64))
+            choice = engine_search.searched_choice(self._kr, self._st, self._g, self._ts, self._kinds, self._params,
+                                                   seat,
+                                                   known_cards(self), evidence_counts(self), np.uint64(seed), game,
+                                                   self._search[seat], choice, choices,
+                                                   totals, rounds[seat], starts[seat], points_per_game[seat],
+                                                   np.zeros(engine_search.N_TALLY, dtype=np.int64))
         return int(choice)
 
     def _play_int(self, choice: int) -> None:
         self._room()
-        K.play_choice_for_python(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params,
-                                 self._policy_rng, int(choice), self._ts)
+        engine_position.play_choice_for_python(self._kr, self._st, self._g, self._ev, self._ws, self._kinds,
+                                               self._params,
+                                               self._policy_rng, int(choice), self._ts)
         self._check()
 
     @property

@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["UNKNOWN", "git_commit", "package_version", "run_record", "versions"]
+__all__ = ["UNKNOWN", "dataset_identity", "git_commit", "package_version", "run_record", "versions"]
 
 UNKNOWN = "unknown"
 """The package version recorded by a source tree that was never installed."""
@@ -68,6 +68,16 @@ def versions() -> dict[str, Any]:
         "python": platform.python_version(), "numba": numba.__version__, "numpy": np.__version__,
         "polars": pl.__version__, "pyarrow": pyarrow.__version__,
     }
+
+
+def dataset_identity(fields: dict[str, Any]) -> dict[str, Any]:
+    """A dataset's identity: the package and rules versions its rows depend on, then ``fields``, what else
+    names it (a simulation's ruleset, strategies, seed and round cap; an experiment's name and the config keys
+    that decide its rows; a fork's positions). A later run on the same folder must give the same identity
+    (:func:`sim.store.open_dataset`); the library versions, which leave the rows alone, are the run's record."""
+    from sim.rules import RULES_VERSION
+
+    return {"package_version": package_version(), "rules_version": RULES_VERSION, **fields}
 
 
 def run_record(command: str, started: str, first_game: int, n_games: int, batch_size: int,

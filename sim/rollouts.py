@@ -49,9 +49,9 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules as rules_lib
-from sim.checks import ROLLOUT_SEED_MAX, check_seed
-from sim.engine import rollout as RK
-from sim.engine import search as SK
+from sim.checks import ROLLOUT_SEED_MAX, check_seed, check_whole
+from sim.engine import rollout as engine_rollout
+from sim.engine import search as engine_search
 from sim.engine.rng import STREAM_ROLLOUT_DEAL, derive_seed
 from sim.engine.state import MAX_CARDS, MAX_SEATS
 from sim.intervals import Z95, mean_interval
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ChoiceValue", "Rollout", "known_cards", "redeal", "rollout"]
 
-_MODES = {BELIEF: RK.MODE_BELIEF, CLAIRVOYANT: RK.MODE_CLAIRVOYANT}
+_MODES = {BELIEF: engine_rollout.MODE_BELIEF, CLAIRVOYANT: engine_rollout.MODE_CLAIRVOYANT}
 _NO_LEAN = np.zeros((0, cardlib.N_CODES), dtype=np.float64)  # re-deals weigh every unseen card alike (no inference)
 
 
@@ -186,7 +186,7 @@ def evidence_counts(position: Position) -> np.ndarray:
     (:func:`sim.engine.search.could_take`: a pile, and the seat's opening
     where the pile is taken only after it), then fades the seat's counts.
     """
-    from sim.engine import position as K
+    from sim.engine import position as engine_position
 
     evidence = np.zeros((MAX_SEATS, cardlib.N_CODES), dtype=np.float64)
     pile: list[int] = []
@@ -202,11 +202,12 @@ def evidence_counts(position: Position) -> np.ndarray:
             opened.add(seat)
         elif t == "draw" and e["source"] == "stock":
             takeable = bool(pile) and (not after_opening or seat in opened)
-            SK.note_evidence(seat, K.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
+            engine_search.note_evidence(seat, engine_position.PH_DRAW, 0, pile[-1] if pile else -1, takeable, evidence)
         elif (t == "draw" or t == "may_i") and pile:  # a position from a view starts with no pile's history
             pile.pop()
         elif t == "discard":
-            SK.note_evidence(seat, K.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False, evidence)
+            engine_search.note_evidence(seat, engine_position.PH_DISCARD, int(cardlib.parse(e["card"])[0]), -1, False,
+                                        evidence)
             pile.append(int(cardlib.parse(e["card"])[0]))
     return evidence
 
@@ -223,8 +224,8 @@ def redeal(position: Position, seed: int, trial: int = 0) -> Position:
     # The stream run_trials re-deals trial ``trial`` with, so the position is that trial's.
     rng = np.array([derive_seed(np.uint64(seed), trial, 0, STREAM_ROLLOUT_DEAL)], dtype=np.uint64)
     state = after.kernel_state()
-    RK.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool, _NO_LEAN,
-              np.zeros(MAX_CARDS, dtype=np.float64))
+    engine_rollout.redeal(state.rules, state.round, state.g, position.seat, known_cards(position), rng, pool, _NO_LEAN,
+                          np.zeros(MAX_CARDS, dtype=np.float64))
     return after
 
 
@@ -274,14 +275,12 @@ def rollout(
             raise TypeError(f"{name} must be a list, e.g. [{value!r}], not a string")
     if mode not in _MODES:
         raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a whole number >= 1, got {n!r}")
+    check_whole("n", n, 1)
     if width is not None and not (isinstance(width, (int, float)) and width > 0):
         raise ValueError(f"width must be a positive number of points, got {width!r}")
     seed = check_seed(seed, ROLLOUT_SEED_MAX)
     for name, value in (("batch", batch), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        check_whole(name, value, 1)
     if position.decision == "over":
         raise ValueError("the round is over at this position: there is no choice to roll out")
     root = position.with_strategies(strategies) if strategies is not None else position
@@ -308,9 +307,9 @@ def rollout(
     def play(t0: int, t1: int) -> None:
         if t1 <= t0:
             return
-        RK.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params, seat,
-                                 known, _NO_LEAN, 0, _MODES[mode], np.uint64(seed), codes, active.copy(), t0, t1,
-                                 raw, out)
+        engine_rollout.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params,
+                                             seat, known, _NO_LEAN, 0, _MODES[mode], np.uint64(seed), codes,
+                                             active.copy(), t0, t1, raw, out)
 
     def run(t0: int, t1: int) -> None:
         cut = [t0 + (t1 - t0) * i // workers for i in range(workers + 1)]
@@ -333,7 +332,7 @@ def rollout(
         if width is None:
             break
         look += 1
-        z = NormalDist().inv_cdf(1 - SK.look_alpha(look) / 2)
+        z = NormalDist().inv_cdf(1 - engine_search.look_alpha(look) / 2)
         best = _best(points, active, done, lower)
         narrow = True
         for j in range(k):

@@ -568,7 +568,7 @@ def parse_view(text: str) -> SeatView:
     players_tokens = one("players")
     if len(players_tokens) != 1:
         raise src.error("players", "give one number, e.g. 'players: 4'")
-    players = _int(players_tokens[0], "players", src, 1, 6)
+    players = _int(players_tokens[0], "players", src, rules_lib.MIN_PLAYERS, rules_lib.MAX_PLAYERS)
     try:
         r = ruleset_of(rule_tokens[0].text, overrides, players)
     except rules_lib.RulesetError as exc:

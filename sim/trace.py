@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.cards import JOKER, Card
 from sim.cards import format as format_cards
-from sim.engine import play as E
+from sim.engine import play as engine_play
 from sim.engine.layout import OPEN_ALL
 from sim.engine.melds import KIND_RUN
 from sim.engine.melds import code_at as _code_at
@@ -50,7 +50,7 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
 
     def cards_after(j: int) -> tuple[dict[int, list[int]], int]:
         places: dict[int, list[int]] = {}
-        while j < n and rows[j, 0] == E.EV_CARD:
+        while j < n and rows[j, 0] == engine_play.EV_CARD:
             places.setdefault(int(rows[j, 2]), []).append(int(rows[j, 3]))
             j += 1
         return places, j
@@ -62,26 +62,26 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
         r = rows[i]
         t = int(r[0])
         rnd = int(r[1])
-        if t == E.EV_DEAL:
+        if t == engine_play.EV_DEAL:
             places, i = cards_after(i + 1)
             out.append({
                 "type": "deal", "round": rnd, "first": int(r[2]), "hands": seat_cards(places),
-                "stock": format_cards(places.get(E.WHERE_STOCK, [])),
-                "pile": format_cards(places.get(E.WHERE_PILE, [])),
+                "stock": format_cards(places.get(engine_play.WHERE_STOCK, [])),
+                "pile": format_cards(places.get(engine_play.WHERE_PILE, [])),
             })
             continue
-        if t == E.EV_RESTOCK:
+        if t == engine_play.EV_RESTOCK:
             places, i = cards_after(i + 1)
             out.append({
                 "type": "restock", "round": rnd, "mode": _RESTOCK[int(r[2])],
-                "stock": format_cards(places.get(E.WHERE_STOCK, [])),
-                "pile": format_cards(places.get(E.WHERE_PILE, [])),
+                "stock": format_cards(places.get(engine_play.WHERE_STOCK, [])),
+                "pile": format_cards(places.get(engine_play.WHERE_PILE, [])),
             })
             continue
-        if t == E.EV_DRAW:
+        if t == engine_play.EV_DRAW:
             out.append({"type": "draw", "round": rnd, "seat": int(r[2]),
                         "source": "discard" if r[3] else "stock", "card": _card(r[4])})
-        elif t == E.EV_OPEN:
+        elif t == engine_play.EV_OPEN:
             melds = []
             for j in range(int(r[5])):
                 m = rows[i + 1 + j]
@@ -91,33 +91,33 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
                         "points": int(r[3]), "lay_all": int(r[4]) == OPEN_ALL})
             i += 1 + int(r[5])
             continue
-        elif t == E.EV_MELD:
+        elif t == engine_play.EV_MELD:
             text, stands = meld_cards(*(int(v) for v in r[4:10]))
             out.append({"type": "meld", "round": rnd, "seat": int(r[2]), "id": int(r[3]),
                         "cards": text, "stands_for": stands})
-        elif t == E.EV_ADD:
+        elif t == engine_play.EV_ADD:
             code = int(r[4])
             out.append({"type": "add", "round": rnd, "seat": int(r[2]), "id": int(r[3]),
                         "card": _card(code), "end": _ENDS[int(r[5])],
                         "stands_for": _card(r[6]) if code == int(JOKER) else None})
-        elif t == E.EV_RECOVER:
+        elif t == engine_play.EV_RECOVER:
             out.append({"type": "recover", "round": rnd, "seat": int(r[2]), "id": int(r[3]),
                         "card": _card(r[4])})
-        elif t == E.EV_MAY_I:
+        elif t == engine_play.EV_MAY_I:
             out.append({"type": "may_i", "round": rnd, "seat": int(r[2]), "card": _card(r[3]),
                         "penalty": _card(r[4])})
-        elif t == E.EV_DISCARD:
+        elif t == engine_play.EV_DISCARD:
             out.append({"type": "discard", "round": rnd, "seat": int(r[2]), "card": _card(r[3])})
-        elif t == E.EV_OUT:
+        elif t == engine_play.EV_OUT:
             out.append({"type": "out", "round": rnd, "seat": int(r[2]), "how": "discard" if r[3] else "lay"})
-        elif t == E.EV_BLOCKED:
+        elif t == engine_play.EV_BLOCKED:
             out.append({"type": "blocked", "round": rnd, "reason": _BLOCKED[int(r[2])]})
-        elif t == E.EV_ROUND_END:
+        elif t == engine_play.EV_ROUND_END:
             j = i + 1
             points, totals, opened = [], [], []
             hands: dict[int, list[int]] = {}
-            while j < n and rows[j, 0] in (E.EV_SEAT, E.EV_CARD):
-                if rows[j, 0] == E.EV_SEAT:
+            while j < n and rows[j, 0] in (engine_play.EV_SEAT, engine_play.EV_CARD):
+                if rows[j, 0] == engine_play.EV_SEAT:
                     points.append(int(rows[j, 3]))
                     totals.append(int(rows[j, 4]))
                     opened.append(bool(rows[j, 5]))
@@ -130,10 +130,10 @@ def events_to_dicts(rows: np.ndarray, players: int) -> list[dict[str, Any]]:
                         "points": points, "totals": totals})
             i = j
             continue
-        elif t == E.EV_GAME_END:
+        elif t == engine_play.EV_GAME_END:
             j = i + 1
             totals = []
-            while j < n and rows[j, 0] == E.EV_SEAT:
+            while j < n and rows[j, 0] == engine_play.EV_SEAT:
                 totals.append(int(rows[j, 4]))
                 j += 1
             winner = int(r[2])

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sim.checks import is_whole_valued
 from sim.engine.policies import KIND_HEURISTIC, KIND_RANDOM, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SLOT
 from strategies import files
 from strategies.parameters import CEILING_PARAMETERS, CHOICE_PARAMETERS, PARAMETERS, SEARCH_PARAMETERS
@@ -126,7 +127,7 @@ def _check_param(key: str, value: float) -> None:
     _, low, high, meaning = PARAMETERS[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not low <= value <= high:
         raise ValueError(f"strategy parameter {key} = {value!r} must be a number from {low} to {high} ({meaning})")
-    if key in CHOICE_PARAMETERS and value != int(value):
+    if key in CHOICE_PARAMETERS and not is_whole_valued(value):
         raise ValueError(f"strategy parameter {key} = {value!r} selects a behaviour: a whole number from {low} to {high}")
 
 
@@ -196,7 +197,7 @@ def search(base: "str | Strategy | None" = None, **numbers: float) -> Strategy:
                              f"{', '.join(SEARCH_PARAMETERS)}")
         _, low, high, meaning = SEARCH_PARAMETERS[key]
         if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-                or not low <= value <= high or (key in WHOLE_SEARCH_PARAMETERS and value != int(value))):
+                or not low <= value <= high or (key in WHOLE_SEARCH_PARAMETERS and not is_whole_valued(value))):
             raise ValueError(f"search parameter {key} = {value!r} must be a "
                              f"{'whole ' if key in WHOLE_SEARCH_PARAMETERS else ''}"
                              f"number from {low} to {high} ({meaning})")

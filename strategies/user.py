@@ -46,11 +46,12 @@ import numpy as np
 from sim.cards import Card
 from sim.engine import callbacks
 from sim.engine.hand import hand_codes
-from sim.engine import policies as P
+from sim.engine import policies as engine_policies
 
 __all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "register"]
 
-_ACTION_NAMES = {P.ACT_STOP: "stop", P.ACT_OPEN: "open", P.ACT_MELD: "meld", P.ACT_ADD: "add", P.ACT_RECOVER: "recover"}
+_ACTION_NAMES = {engine_policies.ACT_STOP: "stop", engine_policies.ACT_OPEN: "open", engine_policies.ACT_MELD: "meld",
+                 engine_policies.ACT_ADD: "add", engine_policies.ACT_RECOVER: "recover"}
 
 
 @dataclass(frozen=True)
@@ -139,29 +140,31 @@ class PythonPolicy:
     def take(self, view: View, card: Card, completes: bool, fits_table: bool) -> bool:
         """Take the pile's top ``card`` (a legal take) instead of drawing?"""
         base, raw = self._base(), _RAW[id(view)]
-        return bool(P.choose_take(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes, fits_table,
-                                  raw["lo"], raw["hi"], raw["pub"], raw["view"]))
+        return bool(engine_policies.choose_take(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes,
+                                                fits_table,
+                                                raw["lo"], raw["hi"], raw["pub"], raw["view"]))
 
     def action(self, view: View, actions: list[Action]) -> Action:
         """The laying action to play next; ``stop`` goes on to the discard."""
         base, raw = self._base(), _RAW[id(view)]
-        i = P.choose_action(base.kind, base.vector(), _NO_RNG, view.seat, raw["act"], raw["facts"], len(actions),
-                            raw["view"], raw["lo"], raw["hi"], np.int64(raw["view"][P.V_JOKERS]), raw["pub"])
+        i = engine_policies.choose_action(base.kind, base.vector(), _NO_RNG, view.seat, raw["act"], raw["facts"],
+                                          len(actions), raw["view"], raw["lo"], raw["hi"],
+                                          np.int64(raw["view"][engine_policies.V_JOKERS]), raw["pub"])
         return actions[i]
 
     def discard(self, view: View, choices: list[DiscardChoice]) -> Card:
         """The card to throw."""
         base, raw = self._base(), _RAW[id(view)]
-        code = P.choose_discard(base.kind, base.vector(), _NO_RNG, view.seat, raw["legal"], len(choices),
-                                raw["penalty"], raw["in_meld"], raw["view"], raw["lo"], raw["hi"], raw["pub"],
-                                *_table_accepts(raw["view"]))
+        code = engine_policies.choose_discard(base.kind, base.vector(), _NO_RNG, view.seat, raw["legal"], len(choices),
+                                              raw["penalty"], raw["in_meld"], raw["view"], raw["lo"], raw["hi"],
+                                              raw["pub"], *_table_accepts(raw["view"]))
         return Card(int(code))
 
     def may_i(self, view: View, card: Card, completes: bool) -> bool:
         """Say "Puis-je ?" for the pile's top ``card`` (Rami contrat)?"""
         base, raw = self._base(), _RAW[id(view)]
-        return bool(P.choose_may_i(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes,
-                                   raw["lo"], raw["hi"], raw["pub"], raw["view"]))
+        return bool(engine_policies.choose_may_i(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes,
+                                                 raw["lo"], raw["hi"], raw["pub"], raw["view"]))
 
 
 _RAW: dict[int, dict] = {}  # the engine's arrays behind each View being decided
@@ -170,7 +173,7 @@ _NO_RNG = np.zeros(6, dtype=np.uint64)  # the heuristic draws no random numbers
 
 def _table_accepts(view) -> tuple[np.uint64, bool]:
     """What the table takes, as the engine put it in the view."""
-    return np.uint64(view[P.V_ACCEPT]), bool(view[P.V_ACCEPT_JOKER])
+    return np.uint64(view[engine_policies.V_ACCEPT]), bool(view[engine_policies.V_ACCEPT_JOKER])
 
 
 def register(name: str, policy: PythonPolicy, description: str = "") -> None:
@@ -181,28 +184,28 @@ def register(name: str, policy: PythonPolicy, description: str = "") -> None:
         raise TypeError(f"register expects a PythonPolicy, got {type(policy).__name__}")
     if not name or ":" in name or "," in name:
         raise ValueError(f"strategy name {name!r} must be non-empty, without ':' or ','")
-    if name in strategies.STRATEGIES and strategies.STRATEGIES[name].kind != P.KIND_PYTHON:
+    if name in strategies.STRATEGIES and strategies.STRATEGIES[name].kind != engine_policies.KIND_PYTHON:
         raise ValueError(f"{name!r} is a built-in strategy; choose another name")
     slot = callbacks.register(partial(_answer, policy))
     doc = description or (type(policy).__doc__ or "a Python policy").strip().splitlines()[0]
-    strategies.STRATEGIES[name] = strategies.Strategy(name, P.KIND_PYTHON, {}, doc, slot=slot)
+    strategies.STRATEGIES[name] = strategies.Strategy(name, engine_policies.KIND_PYTHON, {}, doc, slot=slot)
 
 
 def _view(lo, hi, view, pub) -> View:
-    hand = [Card(c) for c in hand_codes(lo, hi, view[P.V_JOKERS])]
+    hand = [Card(c) for c in hand_codes(lo, hi, view[engine_policies.V_JOKERS])]
     return View(
-        seat=int(view[P.V_SEAT]),
-        next_seat=int(view[P.V_NEXT]),
+        seat=int(view[engine_policies.V_SEAT]),
+        next_seat=int(view[engine_policies.V_NEXT]),
         hand=hand,
-        opened=bool(view[P.V_OPENED]),
-        threshold=int(view[P.V_THRESHOLD]),
-        stock=int(view[P.V_STOCK]),
-        table=pub[P.PUB_TABLE].copy(),
-        pile=pub[P.PUB_PILE].copy(),
-        table_takes=[Card(c) for c in hand_codes(view[P.V_ACCEPT])],
-        table_takes_joker=bool(view[P.V_ACCEPT_JOKER]),
-        took=pub[P.PUB_TOOK : P.PUB_TOOK + 6].copy(),
-        opened_seats=pub[P.PUB_OPENED, :6].copy(),
+        opened=bool(view[engine_policies.V_OPENED]),
+        threshold=int(view[engine_policies.V_THRESHOLD]),
+        stock=int(view[engine_policies.V_STOCK]),
+        table=pub[engine_policies.PUB_TABLE].copy(),
+        pile=pub[engine_policies.PUB_PILE].copy(),
+        table_takes=[Card(c) for c in hand_codes(view[engine_policies.V_ACCEPT])],
+        table_takes_joker=bool(view[engine_policies.V_ACCEPT_JOKER]),
+        took=pub[engine_policies.PUB_TOOK : engine_policies.PUB_TOOK + 6].copy(),
+        opened_seats=pub[engine_policies.PUB_OPENED, :6].copy(),
     )
 
 
@@ -237,25 +240,28 @@ def _decide(policy, question, a, b, c, lo, hi, view, pub) -> int:
     """Build the view, ask ``policy``, check the answer."""
     v = _view(lo, hi, view, pub)
     raw = {"lo": np.uint64(lo), "hi": np.uint64(hi), "pub": pub, "view": view}
-    if question == P.Q_ACTION:
+    if question == engine_policies.Q_ACTION:
         raw["act"], raw["facts"] = a, b
-    elif question == P.Q_DISCARD:
+    elif question == engine_policies.Q_DISCARD:
         raw["legal"], raw["penalty"], raw["in_meld"] = a, b, c
     _RAW[id(v)] = raw
     try:
-        if question == P.Q_TAKE:
+        if question == engine_policies.Q_TAKE:
             return int(bool(policy.take(v, Card(int(a)), bool(b), bool(c))))
-        if question == P.Q_MAY_I:
+        if question == engine_policies.Q_MAY_I:
             return int(bool(policy.may_i(v, Card(int(a)), bool(b))))
-        if question == P.Q_ACTION:
+        if question == engine_policies.Q_ACTION:
             acts, facts = a, b
             options = []
             for i in range(int(c)):
-                t = int(acts[i, P.A_TYPE])
-                card = Card(int(acts[i, P.A_P1])) if t in (P.ACT_ADD, P.ACT_RECOVER) else None
-                meld = int(acts[i, P.A_P2]) if t in (P.ACT_ADD, P.ACT_RECOVER) else -1
-                options.append(Action(_ACTION_NAMES[t], card, meld, int(facts[i, P.F_CARDS]),
-                                      int(facts[i, P.F_POINTS]), int(facts[i, P.F_JOKERS]), int(facts[i, P.F_LEFT])))
+                t = int(acts[i, engine_policies.A_TYPE])
+                card = Card(int(acts[i, engine_policies.A_P1])) if t in (engine_policies.ACT_ADD,
+                                                                         engine_policies.ACT_RECOVER) else None
+                meld = int(acts[i, engine_policies.A_P2]) if t in (engine_policies.ACT_ADD,
+                                                                   engine_policies.ACT_RECOVER) else -1
+                options.append(Action(_ACTION_NAMES[t], card, meld, int(facts[i, engine_policies.F_CARDS]),
+                                      int(facts[i, engine_policies.F_POINTS]), int(facts[i, engine_policies.F_JOKERS]),
+                                      int(facts[i, engine_policies.F_LEFT])))
             chosen = policy.action(v, options)
             for i, option in enumerate(options):
                 if option is chosen:

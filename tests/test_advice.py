@@ -189,7 +189,7 @@ def test_the_discard_weighing_of_a_scripted_hand():
     assert advice.melds == ()
     text = str(advice)
     assert text.startswith(f"Seat 0, round 0, turn 0 (expert): hand {advice.hand}\n  draws 2♦ from the stock\n")
-    assert "discards A♠ (penalty 11, fits nothing, near 0.0, feeds 0.0, score 11.0 — the highest)" in text
+    assert "throws A♠ (penalty 11, fits nothing, near 0.0, feeds 0.0, score 11.0 — the highest)" in text
     assert "leaves the pile's top 9♣" in text and "draws 2♦ from the stock" in text
     assert "the rules forbid taking the top here (discard_take = must_use)" in text
     assert "best opening 0 < threshold 51: cannot open yet" in text
@@ -296,7 +296,7 @@ def test_sim_exports_advise_and_describe_reads_events():
     assert sim.advise is advise
     events = sim.play_traced("rami51", ["greedy", "greedy"], seed=1, max_rounds=1)
     assert describe(events[2]).startswith("seat 0 draws ")
-    assert describe(events[1]).startswith("round 0 is dealt; seat 0 plays first")
+    assert describe(events[1]).startswith("round 1 is dealt; seat 0 plays first")
 
 
 def test_the_cli_prints_advice_and_lists_events():

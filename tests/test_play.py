@@ -118,10 +118,15 @@ def test_the_game_ends_as_the_rules_say():
 
 
 def test_a_record_line_is_said_in_words():
-    assert say("2 drew", 1) == "Seat 2 drew from the stock"
-    assert say("1 drew 9♦", 1) == "You drew 9♦ from the stock"
-    assert say("0 asks 7♣", 1) == "Seat 0 said \"Puis-je ?\" and took 7♣ and a penalty card from the stock"
+    # The page's log words a record's line as every page words an event (sim.event_words), the person as "you".
+    assert say("2 drew", 1) == "Seat 2 draws from the stock"
+    assert say("1 drew 9♦", 1) == "You draw 9♦ from the stock"
+    assert say("0 asks 7♣", 1) == "Seat 0 says \"Puis-je ?\" and takes 7♣ and a penalty card"
+    assert say("1 asks 7♣ penalty 2♦", 1) == "You say \"Puis-je ?\" and take 7♣ with the penalty card 2♦"
+    assert say("1 threw 9♦", 1) == "You throw 9♦" and say("0 took Q♣", 1) == "Seat 0 takes Q♣ from the discard pile"
+    assert say("0 add 7♣ to 2 high", 1) == "Seat 0 adds 7♣ to meld 2 at its high end"
     assert say("blocked stock", 1) == "The round is blocked: the stock is used up"
+    assert say("round 3 deal 4", 1) == "Round 4 (deal 4) is dealt"
 
 
 def _random_game(client: Client, rng: random.Random, check_refusals: bool = False) -> dict[str, Any]:

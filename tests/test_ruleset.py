@@ -222,6 +222,22 @@ def test_basic_with_7_players_refused():
     assert "players" in str(info.value)
 
 
+def test_the_player_range_is_the_rules_and_fits_the_engines_seats():
+    # sim.rules owns who may sit at each game; every bound elsewhere (the study file, the experiments, the
+    # command line's options, a seat view's and a record's head) imports it, and the engine's arrays hold
+    # exactly the most seats any game has.
+    from sim.engine.state import MAX_SEATS
+
+    assert (rules.MIN_PLAYERS, rules.MAX_PLAYERS) == (2, 6) and rules.MAX_PLAYERS == MAX_SEATS
+    for game, (low, high) in rules.PLAYERS.items():
+        name = next(n for n in PRESETS if preset(n).game == game)
+        for players in (low, high):
+            assert preset(name, players=players).players == players
+        for players in (low - 1, high + 1):
+            with pytest.raises(RulesetError, match=f"{game} is played by {low} to {high} players"):
+                preset(name, players=players)
+
+
 # ------------------------------------------------------------ stock and deck
 def test_stock_after_the_deal_at_two_players_is_81():
     # Règles du Rami: "après la donne, il reste 81 cartes à piocher (108 moins les 26
@@ -418,6 +434,26 @@ def test_the_facts_of_the_games_match_the_engine_and_the_scoring():
                                                                 "basic": "higher"}
     with pytest.raises(ValueError, match="unknown game 'gin'"):
         rules.better_points("gin")
+
+
+def test_the_rule_book_writes_the_rules_contract_table():
+    # docs/rules.md section 6.2 writes the contract table out for people; sim.rules.CONTRACTS is its one
+    # owner, which the engine compiles in (below): the page must say the same sets, runs and cards dealt.
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("### 6.2 The seven contracts", 1)[1].split("\n\n", 2)[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()[2:]]
+
+    def count(kind: str, words: str) -> int:
+        found = re.search(rf"(\d+) {kind}s?\b", words)
+        return int(found.group(1)) if found else 0
+
+    written = [(count("set", contract), count("run", contract), int(dealt)) for _, contract, dealt in rows]
+    assert [int(deal) for deal, _, _ in rows] == list(range(1, len(rules.CONTRACTS) + 1))
+    assert written == list(rules.CONTRACTS)
+    assert "without a final discard" in rows[rules.WHOLE_HAND_DEAL - 1][1]
 
 
 def test_the_engine_plays_the_rules_contract_table():

@@ -48,12 +48,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from sim import ahead, distributed
 from sim import rules as rules_lib
 from sim.analysis.decisions import KINDS, MARK_THRESHOLDS, MARKS, Analysis, Candidate, Decision, mark
-from sim.checks import ROLLOUT_SEED_MAX, check_seed
+from sim.checks import ROLLOUT_SEED_MAX, check_seed, check_whole, is_whole
 from sim.modes import BELIEF, MODES
 from sim.position import Position
 from sim.rollouts import Rollout, rollout
@@ -190,12 +188,6 @@ def walk(events: Sequence[Mapping[str, Any]]) -> Iterator[Step]:
             position = after
 
 
-def _whole(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _check_thresholds(thresholds: Mapping[str, float] | None) -> dict[str, float]:
     if thresholds is None:
         return dict(MARK_THRESHOLDS)
@@ -217,12 +209,12 @@ def _check_thresholds(thresholds: Mapping[str, float] | None) -> dict[str, float
 def _check_seats(seats: Sequence[int] | int | None, players: int) -> tuple[int, ...]:
     if seats is None:
         return tuple(range(players))
-    if isinstance(seats, (int, np.integer)) and not isinstance(seats, bool):
+    if is_whole(seats):
         seats = [seats]
     if isinstance(seats, str) or not isinstance(seats, Sequence) or not seats:
         raise ValueError(f"seats must be a list of seats 0 .. {players - 1}, got {seats!r}")
     for s in seats:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        if not is_whole(s):
             raise ValueError(f"seats must be whole numbers, got {s!r}")
         if not 0 <= s < players:
             raise ValueError(f"seat {s} is out of range: the game has seats 0 .. {players - 1}")
@@ -233,9 +225,9 @@ def check_budget(thresholds: Mapping[str, float] | None, trials: int, workers: i
                  width: float | None) -> tuple[dict[str, float], int, int, int, int]:
     """The checks of an analysis's budget and marks (:func:`analyse`'s arguments): ``(marks, trials, workers,
     batch, seed)``, or ``ValueError`` naming the argument."""
-    trials = _whole("trials", trials, 1)
-    workers = _whole("workers", workers, 1)
-    batch = _whole("batch", batch, 1)
+    trials = check_whole("trials", trials, 1)
+    workers = check_whole("workers", workers, 1)
+    batch = check_whole("batch", batch, 1)
     seed = check_seed(seed, ROLLOUT_SEED_MAX)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")

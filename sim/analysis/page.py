@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim import cards as cardlib
-from sim import markup
+from sim import event_words, markup
 from sim.analysis.decisions import MARKS, Analysis, Decision
 from sim.game_record import Entry, GameRecord, SeenStep, seen_steps
 from sim.modes import BELIEF
@@ -86,42 +86,8 @@ def decision_step(events: Sequence[dict[str, Any]], decision: Decision) -> int:
 
 
 def _caption(event: dict[str, Any]) -> str:
-    """What one event did, in words (cards in notation)."""
-    kind = event["type"]
-    who = f"Seat {event['seat']}" if "seat" in event else ""
-    if kind == "game_start":
-        return f"A game of {event['ruleset']['game']} for {event['players']} players: {', '.join(event['strategies'])}"
-    if kind == "deal":
-        return f"Round {event['round'] + 1} is dealt; seat {event['first']} plays first"
-    if kind == "draw":
-        return f"{who} takes {event['card']} from the discard pile" if event["source"] == "discard" \
-            else f"{who} draws {event['card']} from the stock"
-    if kind == "restock":
-        return f"The stock is empty: it is rebuilt from the pile ({event['mode']})"
-    if kind == "open":
-        return f"{who} opens with {' + '.join(m['cards'] for m in event['melds'])} ({event['points']} points)"
-    if kind == "meld":
-        return f"{who} lays {event['cards']}"
-    if kind == "add":
-        end = f" at its {event['end']} end" if event.get("end") else ""
-        return f"{who} adds {event['card']} to meld {event['id']}{end}"
-    if kind == "recover":
-        return f"{who} takes back the joker of meld {event['id']} with {event['card']}"
-    if kind == "may_i":
-        return f"{who} says \"Puis-je ?\" and takes {event['card']} with the penalty card {event['penalty']}"
-    if kind == "discard":
-        return f"{who} throws {event['card']}"
-    if kind == "out":
-        return f"{who} goes out ({'laying' if event['how'] == 'lay' else 'discarding'} its last card)"
-    if kind == "blocked":
-        return f"The round is blocked ({event['reason'].replace('_', ' ')})"
-    if kind == "round_end":
-        won = "nobody went out" if event["winner"] is None else f"seat {event['winner']} went out"
-        return f"Round {event['round'] + 1} ends: {won}; points {event['points']}, totals {event['totals']}"
-    if kind == "game_end":
-        won = "no single winner" if event["winner"] is None else f"seat {event['winner']} wins"
-        return f"The game ends after {event['rounds']} rounds: {won}, totals {event['totals']}"
-    return kind
+    """What one event did, as a sentence (cards in notation)."""
+    return event_words.sentence(event_words.event_text(event))
 
 
 def _to_move(events: Sequence[dict[str, Any]], i: int) -> int | None:
@@ -297,43 +263,45 @@ def _notation(text: str) -> str:
 
 
 def _record_caption(step: SeenStep, seat: int) -> str:
-    """What one line of a record did, in words (cards in notation)."""
+    """What one line of a record did, as a sentence (cards in notation)."""
+    return event_words.sentence(_record_phrase(step, seat))
+
+
+def _record_phrase(step: SeenStep, seat: int) -> str:
     e = step.entry
     if e is None:
-        return f"Round {step.view.round + 1} is dealt; seat {step.view.mover} plays first"
-    who = f"Seat {e.seat}"
+        return event_words.dealt(step.view.round, step.view.mover)
+    who = f"seat {e.seat}"
     text = _notation(e.text)
     if e.kind == "drew":
-        return f"{who} draws {text} from the stock" if e.seat == seat else f"{who} draws from the stock"
+        return event_words.drew(who, text if e.seat == seat else None)
     if e.kind == "took":
-        return f"{who} takes {text} from the discard pile"
+        return event_words.took(who, text)
     if e.kind == "asks":
-        words = text.split()
-        penalty = f" with the penalty card {words[2]}" if len(words) == 3 else " and a penalty card"
-        return f"{who} says \"Puis-je ?\" and takes {words[0]}{penalty}"
+        cards = text.split()
+        return event_words.asked(who, cards[0], cards[2] if len(cards) == 3 else None)
     if e.kind in ("open", "meld", "add", "recover"):
         # The laying as the view keeps it (melds written as the table lays them), the turn's last move.
         kind, f = read_move(step.view.moves[-1])
         if kind == "open":
-            return f"{who} opens with {f[0]}"
+            return event_words.opened(who, f[0])
         if kind == "meld":
-            return f"{who} lays {f[0]}"
+            return event_words.laid(who, f[0])
         if kind == "add":
-            return f"{who} adds {f[0]} to meld {f[1]}" + (f" at its {f[2]} end" if f[2] else "")
+            return event_words.added(who, f[0], f[1], f[2] or "")
         if kind == "recover_meld":
-            return f"{who} takes back the joker of meld {f[1]} with {f[0]} and lays {f[2]}"
-        return f"{who} takes back the joker of meld {f[1]} with {f[0]} and adds it to meld {f[2]}" + (
-            f" at its {f[3]} end" if f[3] else "")
+            return event_words.recovered(who, f[0], f[1], f"lays {f[2]}")
+        then = f"adds it to meld {f[2]}" + (f" at its {f[3]} end" if f[3] else "")
+        return event_words.recovered(who, f[0], f[1], then)
     if e.kind == "threw":
-        return f"{who} throws {text}"
+        return event_words.threw(who, text)
     if e.kind == "out":
-        return f"{who} goes out"
+        return event_words.went_out(who)
     if e.kind == "restock":
-        return "The stock is empty: it is rebuilt from the pile"
+        return event_words.restocked()
     if e.kind == "blocked":
-        return f"The round is blocked ({e.text.replace('_', ' ')})"
-    return f"Round {step.view.round + 1} ends: points [{', '.join(e.text.split())}], totals " \
-           f"[{', '.join(map(str, step.totals))}]"
+        return event_words.blocked(e.text)
+    return event_words.round_ended([int(p) for p in e.text.split()], step.view.round, totals=step.totals)
 
 
 def _seen_json(step: SeenStep, seat: int) -> dict[str, Any]:

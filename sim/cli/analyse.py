@@ -21,7 +21,7 @@ from sim.cli.common import (
     table_from,
     traced_game_options,
 )
-from sim.checks import ROLLOUT_SEED_MAX
+from sim.checks import ROLLOUT_SEED_MAX, is_whole
 from sim.modes import BELIEF, MODES
 
 # The analysis defaults, written here too so that `rami analyse --help` and the checks do not load the engine; a
@@ -119,7 +119,7 @@ def check_analyse(ruleset: str, overrides: tuple[str, ...], seat_names: str | No
             raise BadValue(f"--trace names its game: {', '.join(given)} cannot go with it")
         events = read_trace(trace_file)
         players = events[0].get("players")
-        if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        if not is_whole(players, 1):
             raise BadValue(f"--trace {str(trace_file)!r}: its game_start event does not say how many players")
     else:
         r, names = table_from(ruleset, overrides, seat_names)

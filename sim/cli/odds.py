@@ -58,7 +58,8 @@ def check_odds(ruleset: str, overrides: tuple[str, ...], players: int | None, ha
 @main.command("odds")
 @ruleset_option
 @set_option
-@click.option("--players", type=click.IntRange(2, 6), default=None, help="Players at the table (--set players=N).")
+@click.option("--players", type=click.IntRange(rules.MIN_PLAYERS, rules.MAX_PLAYERS), default=None,
+              help="Players at the table (--set players=N).")
 @click.option("--hand-size", type=click.IntRange(1, 20), default=None,
               help="Cards dealt to each player (--set deal=N); not in Rami contrat.")
 @click.option("--thresholds", default="30,40,51,61,71", show_default=True,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from sim import rules
 from sim.cli.cluster import on_cluster
 from sim.cli.common import (
     BadValue, emit_json, json_option, main, ruleset_from, ruleset_option, seat_strategies, seed_option, set_option,
@@ -76,7 +77,7 @@ def _bar(quiet: bool, unit: str = "game"):
 @click.argument("strategy_list", metavar="STRATEGIES")
 @ruleset_option
 @set_option
-@click.option("--players", type=click.IntRange(2, 6), default=None,
+@click.option("--players", type=click.IntRange(rules.MIN_PLAYERS, rules.MAX_PLAYERS), default=None,
               help="Seats per table (default: all strategies, at most 4).")
 @click.option("--games", type=click.IntRange(min=2), default=1000, show_default=True,
               help="Games in all, shared among the tables; each is played once per rotation.")

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim import event_words
 from sim import rules as rules_lib
+from sim.checks import is_whole
 from sim.engine.play import MAX_ROUNDS
 from sim.game_record import write_record
 from sim.position import Position
@@ -118,54 +120,61 @@ def game_result(r: rules_lib.Ruleset, rounds: int, totals: Sequence[int]) -> tup
 # ------------------------------------------------------------------ a record's line in words
 
 
-_BLOCKED_WORDS = {"stock": "the stock is used up", "turn_cap": "the turn cap is reached",
-                  "cycle": "the play repeats itself", "table_closed": "no card can be laid any more"}
-
-
 def say(line: str, seat: int) -> str:
-    """A line of the record of ``seat`` (:mod:`sim.game_record`'s grammar) in words, for the page's log."""
-    words = line.split()
-    if not words:
+    """A line of the record of ``seat`` (:mod:`sim.game_record`'s grammar) in words, for the page's log: the
+    person's own moves are "you", every event worded as on every page (:mod:`sim.event_words`)."""
+    parts = line.split()
+    if not parts:
         return ""
-    if words[0] == "round":
-        return f"Round {int(words[1]) + 1}" + (f" (deal {words[3]})" if len(words) > 3 else "") + " is dealt"
-    if words[0] == "first:":
-        return f"Seat {words[1]} plays first"
-    if words[0] == "hand:":
-        return "Your hand: " + " ".join(words[1:])
-    if words[0] == "pile:":
-        return f"The pile starts with {words[1]}"
-    if words[0] == "restock":
-        return "The stock is empty: it is rebuilt from the pile"
-    if words[0] == "blocked":
-        return f"The round is blocked: {_BLOCKED_WORDS.get(words[1], words[1])}"
-    if words[0] == "score:":
-        return "The round's points: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(words[1:]))
-    if not words[0].isdigit() or len(words) < 2:
-        return line
-    who = "You" if int(words[0]) == seat else f"Seat {words[0]}"
-    verb, rest = words[1], words[2:]
+    if parts[0] == "first:":
+        return f"Seat {parts[1]} plays first"
+    if parts[0] == "hand:":
+        return "Your hand: " + " ".join(parts[1:])
+    if parts[0] == "pile:":
+        return f"The pile starts with {parts[1]}"
+    phrase = _line_phrase(parts, seat)
+    return line if phrase is None else event_words.sentence(phrase)
+
+
+def _line_phrase(parts: list[str], seat: int) -> str | None:
+    """A record's event line in words (``None`` for a line that is no event)."""
+    if parts[0] == "round":
+        return event_words.dealt(int(parts[1]), deal=int(parts[3]) if len(parts) > 3 else None)
+    if parts[0] == "restock":
+        return event_words.restocked()
+    if parts[0] == "blocked":
+        return event_words.blocked(parts[1])
+    if parts[0] == "score:":
+        return event_words.round_ended([int(p) for p in parts[1:]])
+    if not parts[0].isdigit() or len(parts) < 2:
+        return None
+    who = event_words.seat_name(int(parts[0]), you=seat)
+    verb, rest = parts[1], parts[2:]
     if verb == "drew":
-        return f"{who} drew {rest[0]} from the stock" if rest else f"{who} drew from the stock"
+        return event_words.drew(who, rest[0] if rest else None)
     if verb == "took":
-        return f"{who} took {rest[0]} from the pile"
+        return event_words.took(who, rest[0])
     if verb == "asks":
-        penalty = f", and {rest[2]} from the stock as the penalty" if len(rest) > 2 else \
-            " and a penalty card from the stock"
-        return f"{who} said \"Puis-je ?\" and took {rest[0]}{penalty}"
+        return event_words.asked(who, rest[0], rest[2] if len(rest) > 2 else None)
     if verb == "open":
-        return f"{who} opened: " + " ".join(rest)
+        return event_words.opened(who, " ".join(rest))
     if verb == "meld":
-        return f"{who} laid " + " ".join(rest)
-    if verb == "add":
-        return f"{who} added " + " ".join(rest)
-    if verb == "recover":
-        return f"{who} took back a joker: " + " ".join(rest)
+        return event_words.laid(who, " ".join(rest))
+    if verb == "add" and len(rest) >= 3 and rest[1] == "to" and rest[2].isdigit():
+        return event_words.added(who, rest[0], int(rest[2]), rest[3] if len(rest) > 3 else "")
+    if verb == "recover" and len(rest) >= 5 and rest[1] == "from" and rest[2].rstrip(",").isdigit():
+        # "recover C from M, meld MELD" or "recover C from M, joker to M2 [end]"
+        lay, add = ("lay", "add") if who == event_words.YOU else ("lays", "adds")
+        if rest[3] == "meld":
+            then = f"{lay} {' '.join(rest[4:])}"
+        else:
+            then = f"{add} it to meld {rest[5]}" + (f" at its {rest[6]} end" if len(rest) > 6 else "")
+        return event_words.recovered(who, rest[0], int(rest[2].rstrip(",")), then)
     if verb == "threw":
-        return f"{who} threw {rest[0]}"
+        return event_words.threw(who, rest[0])
     if verb == "out":
-        return f"{who} went out"
-    return line
+        return event_words.went_out(who)
+    return None
 
 
 # ------------------------------------------------------------------ the game
@@ -198,7 +207,7 @@ class TableGame:
                  review_trials: int = 500, review_width: float = 2.0) -> None:
         if len(opponents) + 1 != ruleset.players:
             raise ValueError(f"{len(opponents)} opponents for {ruleset.players} players")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < ruleset.players:
+        if not is_whole(seat, 0, ruleset.players - 1):
             raise ValueError(f"seat must be 0 .. {ruleset.players - 1}, got {seat!r}")
         self.ruleset = ruleset
         self.seat = seat
@@ -262,7 +271,7 @@ class TableGame:
         or a choice that is not legal.
         """
         with self.lock:
-            if isinstance(decision, bool) or not isinstance(decision, int):
+            if not is_whole(decision):
                 raise PlayError(400, f"'decision' must be the decision counter, a whole number; got {decision!r}")
             if decision != self.counter:
                 raise PlayError(409, f"decision {decision} is not the current one ({self.counter}): the game has "
@@ -270,7 +279,7 @@ class TableGame:
             legal = self.choices()
             if not legal:
                 raise PlayError(409, "the game is over: start a new one")
-            if isinstance(choice, bool) or not isinstance(choice, (int, str)):
+            if not (is_whole(choice) or isinstance(choice, str)):
                 raise PlayError(400, f"'choice' must be a choice's id (a whole number) or its text; got {choice!r}")
             if isinstance(choice, int):
                 if not 0 <= choice < len(legal):

@@ -6,13 +6,16 @@ search, is the API's :func:`sim.best_openings`.
 """
 
 from sim.rules.deck import check_cards, max_hand_cards
-from sim.rules.facts import BLOCKED_REASONS, POINTS_MEANING, better_points, blocked_reasons
+from sim.rules.facts import BLOCKED_REASONS, POINTS_MEANING, better_points, blocked_reasons, first_player
 from sim.rules.hands import best_collection, best_opening, max_melded_cards, meets_contract
 from sim.rules.melds import MeldReading, candidate_melds, classify_meld, meld_points, meld_readings
 from sim.rules.ruleset import (
     CONTRACTS,
     GAMES,
     KNOBS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PLAYERS,
     PRESETS,
     WHOLE_HAND_DEAL,
     Ruleset,
@@ -35,6 +38,9 @@ __all__ = [
     "CONTRACTS",
     "GAMES",
     "KNOBS",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "PLAYERS",
     "PRESETS",
     "RULES_VERSION",
     "WHOLE_HAND_DEAL",
@@ -50,6 +56,7 @@ __all__ = [
     "card_penalty",
     "check_cards",
     "classify_meld",
+    "first_player",
     "contract_deal",
     "hand_penalty",
     "load",

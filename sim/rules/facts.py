@@ -1,14 +1,15 @@
 """Facts of the games that several rooms of the lab state: defined here once.
 
-Which way the points go (a penalty to keep low, or a gain to make high)
-and why a round can stop without a winner are facts of the rules; the
+Which way the points go (a penalty to keep low, or a gain to make high),
+why a round can stop without a winner and who plays first in each round
+are facts of the rules; the
 summary, the result columns, the trace, the replay checker and the
 experiments read them from here instead of restating them.
 """
 
 from __future__ import annotations
 
-__all__ = ["BLOCKED_REASONS", "POINTS_MEANING", "better_points", "blocked_reasons"]
+__all__ = ["BLOCKED_REASONS", "POINTS_MEANING", "better_points", "blocked_reasons", "first_player"]
 
 _BETTER = {"rami51": "lower", "contrat": "lower", "basic": "higher"}
 
@@ -33,6 +34,13 @@ def better_points(game: str) -> str:
         return _BETTER[game]
     except KeyError:
         raise ValueError(f"unknown game {game!r}; the games are: {', '.join(_BETTER)}") from None
+
+
+def first_player(round_index: int, players: int) -> int:
+    """The seat that plays first in round ``round_index`` (from 0): seat 0 in the first round, then the next
+    seat each round (docs/rules.md item 23; item 31 for Rami contrat's deals). The engine deals the same way,
+    which the replay checker holds it to."""
+    return round_index % players
 
 
 def blocked_reasons(game: str) -> tuple[str, ...]:

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.cards import JOKER, Card, card, deck, format as format_cards, parse
-from sim.rules.facts import better_points, blocked_reasons
+from sim.rules.facts import better_points, blocked_reasons, first_player
 from sim.rules.melds import ACE_HIGH_POSITION, MeldReading, meld_readings
 from sim.rules.ruleset import WHOLE_HAND_DEAL, Ruleset, RulesetError, as_ruleset, contract_deal
 from sim.rules.scoring import round_scores
@@ -496,8 +496,9 @@ class _Replay:
         if number != self.rounds_played:
             _fail(f"round {number} dealt, but round {self.rounds_played} comes next")
         first = self.get(event, "first")
-        if first != number % r.players:
-            _fail(f"first = {first} but the first player of round {number} is seat {number % r.players} (item 23)")
+        if first != first_player(number, r.players):
+            _fail(f"first = {first} but the first player of round {number} is seat {first_player(number, r.players)} "
+                  "(item 23)")
         hands_text = self.get(event, "hands")
         if len(hands_text) != r.players:
             _fail(f"{len(hands_text)} hands dealt for {r.players} players")

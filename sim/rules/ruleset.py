@@ -70,6 +70,9 @@ from sim.cards import N_NATURAL
 __all__ = [
     "CONTRACTS",
     "GAMES",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "PLAYERS",
     "WHOLE_HAND_DEAL",
     "PRESETS",
     "Ruleset",
@@ -127,7 +130,15 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "blocked_scoring": ("nothing", "hands"),
     "rami_sec": ("double", "flat_200", "none"),
 }
-_PLAYERS = {"rami51": (2, 5), "contrat": (3, 5), "basic": (2, 6)}
+PLAYERS: dict[str, tuple[int, int]] = {"rami51": (2, 5), "contrat": (3, 5), "basic": (2, 6)}
+"""The fewest and most players each game is played by (both included)."""
+
+MIN_PLAYERS = min(low for low, _ in PLAYERS.values())
+"""The fewest players any game is played by: a table's lower bound before its game is known."""
+
+MAX_PLAYERS = max(high for _, high in PLAYERS.values())
+"""The most players any game is played by; the engine's arrays hold this many seats (its ``MAX_SEATS``,
+tested equal)."""
 _BASIC_DEAL = {2: 10, 3: 7, 4: 7, 5: 6, 6: 6}
 
 
@@ -254,7 +265,7 @@ def _validate(r: Ruleset) -> None:
     if not (_is_int(r.unopened_penalty) or r.unopened_penalty == "count_cards"):
         _fail("unopened_penalty", r.unopened_penalty, 'a whole number or "count_cards"')
 
-    lo, hi = _PLAYERS[r.game]
+    lo, hi = PLAYERS[r.game]
     if not lo <= r.players <= hi:
         _fail("players", r.players, f"{r.game} is played by {lo} to {hi} players")
     if r.decks not in (1, 2):
