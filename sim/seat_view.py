@@ -90,6 +90,7 @@ from one.
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -701,26 +702,80 @@ def from_json(data: Any) -> SeatView:
     if missing:
         raise ViewError(f"missing key{'s' if len(missing) > 1 else ''}: {', '.join(missing)}")
     try:
-        table = tuple(TableMeld(int(m["owner"]), str(m["cards"]), m.get("stands_for")) for m in data["table"])
+        table = tuple(_json_meld(m, f"table[{i}]") for i, m in enumerate(_json_list(data["table"], "table")))
         overrides = data["overrides"]
         if not isinstance(overrides, dict):
-            raise TypeError("overrides is an object of knob: value")
+            raise ViewError("overrides: an object of knob: value, got " + _json_kind(overrides))
         view = SeatView(
-            rules=str(data["rules"]), overrides=tuple(overrides.items()), players=int(data["players"]),
-            round=int(data["round"]), turn=int(data["turn"]), seat=int(data["seat"]), mover=int(data["mover"]),
-            decision=str(data["decision"]), asked=None if data["asked"] is None else int(data["asked"]),
-            hand=str(data["hand"]), hand_sizes=tuple(int(x) for x in data["hand_sizes"]), table=table,
-            pile=str(data["pile"]), pile_unseen=int(data["pile_unseen"]), stock=int(data["stock"]),
-            restocks=int(data["restocks"]), opened=tuple(int(x) for x in data["opened"]),
-            laid=tuple(int(x) for x in data["laid"]),
-            threshold=None if data["threshold"] is None else int(data["threshold"]),
-            took=tuple(str(x) for x in data["took"]), known=tuple(str(x) for x in data["known"]),
-            totals=tuple(int(x) for x in data["totals"]), moves=tuple(str(x) for x in data.get("moves", ())),
+            rules=_json_text(data["rules"], "rules"), overrides=tuple(overrides.items()),
+            players=_json_whole(data["players"], "players"), round=_json_whole(data["round"], "round"),
+            turn=_json_whole(data["turn"], "turn"), seat=_json_whole(data["seat"], "seat"),
+            mover=_json_whole(data["mover"], "mover"), decision=_json_text(data["decision"], "decision"),
+            asked=None if data["asked"] is None else _json_whole(data["asked"], "asked"),
+            hand=_json_text(data["hand"], "hand"), hand_sizes=_json_wholes(data["hand_sizes"], "hand_sizes"),
+            table=table, pile=_json_text(data["pile"], "pile"),
+            pile_unseen=_json_whole(data["pile_unseen"], "pile_unseen"), stock=_json_whole(data["stock"], "stock"),
+            restocks=_json_whole(data["restocks"], "restocks"), opened=_json_wholes(data["opened"], "opened"),
+            laid=_json_wholes(data["laid"], "laid"),
+            threshold=None if data["threshold"] is None else _json_whole(data["threshold"], "threshold"),
+            took=_json_texts(data["took"], "took"), known=_json_texts(data["known"], "known"),
+            totals=_json_wholes(data["totals"], "totals"), moves=_json_texts(data.get("moves", []), "moves"),
         )
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:  # 1e999 reads as infinity
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        if isinstance(exc, ViewError):
+            raise
         raise ViewError(f"a key holds the wrong kind of value: {exc}") from None
     # The text form checks every value as it reads it: the JSON form is read through it, so both say the same.
     return parse_view(format_view(view))
+
+
+def _json_kind(value: Any) -> str:
+    """How a JSON value is spoken of in a refusal: its kind and, when short, the value itself."""
+    kind = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object",
+            type(None): "null"}.get(type(value), type(value).__name__)
+    shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (int, float, str)) else ""
+    return f"{kind} {shown}" if shown and len(shown) <= 40 else kind
+
+
+def _json_whole(value: Any, key: str) -> int:
+    """``value`` when it is a JSON whole number; a view's counts and seats are never ``1.5``, ``"7"`` or ``true``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ViewError(f"{key}: a whole number, got {_json_kind(value)}")
+    return int(value)
+
+
+def _json_text(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise ViewError(f"{key}: a string, got {_json_kind(value)}")
+    return value
+
+
+def _json_list(value: Any, key: str) -> Sequence[Any]:
+    if not isinstance(value, (list, tuple)):  # a tuple from Python (dataclasses.asdict) is a list too
+        raise ViewError(f"{key}: a list, got {_json_kind(value)}")
+    return value
+
+
+def _json_wholes(value: Any, key: str) -> tuple[int, ...]:
+    return tuple(_json_whole(x, f"{key}[{i}]") for i, x in enumerate(_json_list(value, key)))
+
+
+def _json_texts(value: Any, key: str) -> tuple[str, ...]:
+    return tuple(_json_text(x, f"{key}[{i}]") for i, x in enumerate(_json_list(value, key)))
+
+
+def _json_meld(value: Any, key: str) -> TableMeld:
+    if not isinstance(value, dict):
+        raise ViewError(f"{key}: an object with owner, cards and stands_for, got {_json_kind(value)}")
+    unknown = sorted(set(value) - {"owner", "cards", "stands_for"})
+    if unknown:
+        raise ViewError(f"{key}: unknown key {unknown[0]!r}; a meld's keys are: owner, cards, stands_for")
+    if "owner" not in value or "cards" not in value:
+        raise ViewError(f"{key}: a meld has an owner and its cards")
+    stands_for = value.get("stands_for")
+    return TableMeld(_json_whole(value["owner"], f"{key}.owner"), _json_text(value["cards"], f"{key}.cards"),
+                     None if stands_for is None else _json_text(stands_for, f"{key}.stands_for"))
+
 
 
 # ------------------------------------------------------------------ checking

@@ -147,5 +147,28 @@ def test_a_json_view_with_a_number_past_any_integer_is_refused(key):
 
     data = to_json(fuzz_readers.views()[0])
     data[key] = float("inf")
-    with pytest.raises(ViewError, match="wrong kind of value"):
+    with pytest.raises(ViewError, match=f"{key}: a whole number"):
         from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize("key, value, named", [
+    ("seat", 1.5, "seat: a whole number, got a number 1.5"),
+    ("players", "3", "players: a whole number, got a string \"3\""),
+    ("round", True, "round: a whole number, got a boolean"),
+    ("hand_sizes", [13, "7", 13], "hand_sizes[1]: a whole number, got a string \"7\""),
+    ("totals", [0, 2.0, 0], "totals[1]: a whole number, got a number 2.0"),
+    ("hand", 7, "hand: a string, got a number 7"),
+    ("table", [{"owner": "0", "cards": "7♥ 8♥ 9♥"}], "table[0].owner: a whole number"),
+], ids=["a seat of 1.5", "players as a string", "a round of true", "a hand size as a string", "a total of 2.0",
+        "a hand as a number", "a meld's owner as a string"])
+def test_a_json_view_refuses_a_value_of_the_wrong_kind_naming_its_field(key, value, named):
+    """``int()`` made 1.5 a 1 and "7" a 7: a view read from a stranger's JSON must hold whole numbers where it
+    counts, and strings where it names cards."""
+    from sim.seat_view import ViewError, from_json, to_json
+
+    data = to_json(fuzz_readers.views()[0])
+    data[key] = value
+    with pytest.raises(ViewError) as refused:
+        from_json(json.dumps(data))
+    assert named in str(refused.value)
+    assert from_json(json.dumps(to_json(fuzz_readers.views()[0]))) == fuzz_readers.views()[0]
