@@ -43,8 +43,10 @@ import re
 import secrets
 import shutil
 import socket
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,7 +55,8 @@ from typing import Any
 import polars as pl
 
 __all__ = [
-    "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "TABLES", "Dataset", "DatasetError", "Survey", "Writer",
+    "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "SCHEMAS", "TABLES", "Dataset", "DatasetError", "Survey",
+    "Writer",
     "batch_name", "check", "describe_ranges", "encode", "file_provenance", "fill", "games_on_disk", "load", "now",
     "open_dataset", "read_manifest",
 ]
@@ -78,6 +81,30 @@ _MANIFEST_EVERY = 5.0
 """Seconds between two updates of the manifest's batch list during a run."""
 _AGAIN = "run the command that wrote the dataset again (rami info shows it): it plays the missing games again"
 """What to do about a batch whose games are lost: the same command replays exactly those games."""
+
+
+def _simulation_schemas() -> dict[str, dict[str, pl.DataType]]:
+    from sim.rules import BLOCKED_REASONS
+
+    i32, flag = pl.Int32(), pl.Boolean()
+    key = {"game": i32, "round": i32, "seat": i32}
+    named = {"strategy": pl.Categorical(), "strategy_index": pl.Int16()}
+    made = {"ruleset": pl.Categorical(), "rules_version": pl.Int16()}
+    rounds = {**key, "first": i32, "opened": flag, "open_turn": i32, "open_points": i32, "jokers_laid": i32,
+              "jokers_held": i32, "cards_left": i32, "points": i32, "went_out": flag, "rami_sec": flag,
+              "blocked": pl.Enum(BLOCKED_REASONS), "contract": pl.Int8(), "turns": i32, "seat_turns": i32,
+              "discard_takes": i32, "may_i": i32, "hand_value": i32, "total": i32, **named, **made}
+    games = {"game": i32, "seat": i32, **named, "rounds": i32, "total": i32, "won": flag, "winner": i32,
+             "truncated": flag, "rounds_won": i32, **made}
+    return {"rounds": rounds, "games": games}
+
+
+SCHEMAS: dict[str, dict[str, pl.DataType]] = _simulation_schemas()
+"""The columns, in order, and their types in every batch file of a simulation's tables: what
+:func:`sim.batches.batch_files` writes (a test holds the two equal; this copy spares a command that
+only reads a dataset, ``rami info``, loading the engine). A file of a dataset whose columns differ
+cannot be stacked with the others: :func:`check` and :func:`load` name it. The other tables
+(``positions``, ``traces``) have their maker's columns: every file of one must have its first file's."""
 
 
 class DatasetError(ValueError):
@@ -244,10 +271,14 @@ class Survey:
     orphans: list[Path] = field(default_factory=list)
 
 
-def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool) -> Survey:
-    """Check every batch file of the dataset at ``root`` (see :func:`check`)."""
+def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool,
+            columns: Sequence[str] | None = None) -> Survey:
+    """Check every batch file of the dataset at ``root`` (see :func:`check`); the columns of the files of the
+    tables ``columns`` only (default: every table)."""
     tables = manifest["identity"]["tables"]
     survey = Survey()
+    # Each table's columns: the writer's for a simulation's tables, else those of the table's first whole file.
+    schemas: dict[str, Mapping[str, pl.DataType]] = {t: SCHEMAS[t] for t in tables if t in SCHEMAS}
     found: dict[tuple[int, int], set[str]] = {}
     damaged: set[tuple[int, int]] = set()
     for table in tables:
@@ -268,6 +299,8 @@ def _survey(root: Path, manifest: dict[str, Any], players: int, thorough: bool) 
                 problem += f"; delete it, then {_AGAIN}"
             elif thorough:
                 problem = _provenance_problem(entry, manifest["identity"], table, first, last, players)
+            if problem is None and (columns is None or table in columns):
+                problem = _contents_problem(entry, table, schemas, thorough)
             if problem is not None:
                 survey.problems.append(f"{entry}: {problem}")
                 damaged.add((first, last))
@@ -308,9 +341,11 @@ def _provenance_problem(file: Path, identity: dict[str, Any], table: str, first:
     try:
         prov = json.loads(raw)
     except ValueError:
+        prov = None
+    if not isinstance(prov, dict) or not isinstance(prov.get("identity"), dict):
         return f"damaged provenance in its metadata; delete it, then {_AGAIN}"
-    if _canonical(prov.get("identity")) != identity:
-        reasons = _differences(prov.get("identity") or {}, identity)
+    if _canonical(prov["identity"]) != identity:
+        reasons = _differences(prov["identity"], identity)
         return f"made by another command ({'; '.join(reasons[:3])}); move it away"
     if (prov.get("table"), prov.get("first_game"), prov.get("last_game")) != (table, first, last):
         return (f"its metadata says table {prov.get('table')}, games {prov.get('first_game')}.."
@@ -318,13 +353,102 @@ def _provenance_problem(file: Path, identity: dict[str, Any], table: str, first:
     if table == "games" and meta.num_rows != (last - first + 1) * players:
         return (f"{meta.num_rows} rows where {last - first + 1} games of {players} seats need "
                 f"{(last - first + 1) * players}; delete it, then {_AGAIN}")
-    # Every page read as load's reader reads it: a byte changed inside the rows (a disk's or a copy's fault)
-    # leaves the footer whole, and would otherwise surface as polars's error when the rows are collected.
+    return None
+
+
+def _contents_problem(file: Path, table: str, schemas: dict[str, Mapping[str, pl.DataType]],
+                      read_rows: bool) -> str | None:
+    """What is wrong with a whole parquet file's columns and, with ``read_rows``, its rows; None when nothing is.
+
+    A file's columns must be its table's (``schemas``; a table without an entry takes the first file's): a
+    column renamed or retyped by a byte's change leaves the file readable alone, but it cannot be stacked
+    with the others, and polars would refuse the whole table only when its rows are collected. They are
+    read as polars reads them (about 0.15 ms a file), and a panic of polars's reader writes a Rust
+    backtrace to stderr before it is raised: what polars reads is read with its stderr held back
+    (:func:`_quiet_panics`). With ``read_rows`` (the thorough check) pyarrow has read the footer first,
+    and reads the rows first, refusing damage cleanly where polars's reader can panic or ask for more
+    memory than there is.
+    """
+    import pyarrow
+    import pyarrow.parquet as pq
+
     try:
-        pl.read_parquet(file)
-    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError, ValueError) as exc:
+        with _quiet_panics():
+            schema = pl.read_parquet_schema(file)
+    except (OSError, ValueError, pyarrow.ArrowException, pl.exceptions.PolarsError,
+            pl.exceptions.PanicException) as exc:
+        return f"corrupt parquet footer ({_one_line(exc)[:160]}); delete it, then {_AGAIN}"
+    want = schemas.setdefault(table, schema)
+    difference = _schema_difference(schema, want, table)
+    if difference is not None:
+        return f"{difference}, so it does not stack with the others; delete it, then {_AGAIN}"
+    if not read_rows:
+        return None
+    # Every page read, by pyarrow (a damaged page is refused in its words) and then as load's reader reads it
+    # (polars checks what pyarrow lets pass, the text's UTF-8): a byte changed inside the rows (a disk's or a
+    # copy's fault) leaves the footer whole, and would otherwise surface as polars's error when the rows are
+    # collected, or end the process (a page claiming a length no memory holds).
+    try:
+        pq.read_table(file)
+        with _quiet_panics():
+            pl.read_parquet(file)
+    except (OSError, ValueError, pyarrow.ArrowException, pl.exceptions.PolarsError,
+            pl.exceptions.PanicException) as exc:
         return f"corrupt rows ({_one_line(exc)[:160]}); delete it, then {_AGAIN}"
     return None
+
+
+def _schema_difference(schema: Mapping[str, pl.DataType], want: Mapping[str, pl.DataType],
+                       table: str) -> str | None:
+    """The first difference of a file's columns from its table's, in words (names quoted: one line whatever a
+    damaged name holds); None when they are the same."""
+    def name(text: str) -> str:
+        return repr(text if len(text) <= 40 else text[:40] + "...")
+
+    for position, (got, expected) in enumerate(zip(schema, want), start=1):
+        if got != expected:
+            return f"column {position} is {name(got)} where the {table} table's is {name(expected)}"
+        if schema[got] != want[expected]:
+            return f"column {name(got)} is {schema[got]} where the {table} table's is {want[expected]}"
+    if len(schema) > len(want):
+        return f"an extra column {name(list(schema)[len(want)])} the {table} table does not have"
+    if len(schema) < len(want):
+        return f"no column {name(list(want)[len(schema)])}, which the {table} table has"
+    return None
+
+
+@contextlib.contextmanager
+def _quiet_panics() -> Iterator[None]:
+    """Hold back what is written to the process's stderr in the block; drop it if the block raised.
+
+    A panic in polars's Rust code prints its message (and with ``RUST_BACKTRACE``, a backtrace) on stderr
+    before it reaches Python as an exception, which the caller names in one line: the person sees that
+    line only. Output of a block that ends normally is written out after it.
+    """
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to hold back
+        yield
+        return
+    held = tempfile.TemporaryFile()
+    raised = True
+    try:
+        os.dup2(held.fileno(), 2)
+        yield
+        raised = False
+    finally:
+        with contextlib.suppress(ValueError, OSError):
+            sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        if not raised:
+            held.seek(0)
+            out = held.read()
+            with contextlib.suppress(OSError):
+                while out:
+                    out = out[os.write(2, out):]
+        held.close()
 
 
 def _one_line(exc: BaseException) -> str:
@@ -343,7 +467,9 @@ def check(path: str | os.PathLike[str], thorough: bool = True) -> Survey:
         rows: a truncated or corrupt file (its rows included), a file of
         another dataset or table, a games file with the wrong number of rows. False: only the
         magic bytes and footer length (12 bytes a file), which finds any
-        file cut short; what :func:`load` does.
+        file cut short, then the footer's columns; what :func:`load` does.
+        Either way, a file whose columns (names, order, types) are not its
+        table's (:data:`SCHEMAS`) is named with the first column that differs.
 
     Returns
     -------
@@ -389,9 +515,12 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
     ------
     DatasetError
         ``path`` is not a dataset, or one of its batch files is truncated,
-        corrupt (its parquet magic bytes or footer length are wrong), foreign
-        or missing (listed by the manifest): the message names each file and
-        what to do (``rami info PATH`` lists every problem, one a line).
+        corrupt (its parquet magic bytes, footer length or footer are
+        wrong), has other columns than its table's (:data:`SCHEMAS`: a
+        column renamed or retyped, which no stacking of the files would
+        take), is foreign or missing (listed by the manifest): the message
+        names each file, the column, and what to do (``rami info PATH``
+        lists every problem, one a line).
     """
     if table not in KNOWN_TABLES:
         raise ValueError(f"table must be one of {', '.join(KNOWN_TABLES)}, got {table!r}")
@@ -400,7 +529,7 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
     if table not in manifest["identity"]["tables"]:
         raise DatasetError(f"{path} holds only the {', '.join(manifest['identity']['tables'])} table; "
                            f"load(path, table={manifest['identity']['tables'][0]!r})")
-    survey = _survey(root, manifest, _players(manifest), thorough=False)
+    survey = _survey(root, manifest, _players(manifest), thorough=False, columns=(table,))
     if survey.problems:
         more = f" (and {len(survey.problems) - 1} more problems: rami info {root} lists them)" \
             if len(survey.problems) > 1 else ""
@@ -412,6 +541,7 @@ def load(path: str | os.PathLike[str], table: str = "rounds") -> pl.LazyFrame:
 
 def file_provenance(file: str | os.PathLike[str]) -> dict[str, Any]:
     """The provenance stored in one batch file's parquet metadata."""
+    import pyarrow
     import pyarrow.parquet as pq
 
     problem = _footer_problem(Path(file))
@@ -419,15 +549,18 @@ def file_provenance(file: str | os.PathLike[str]) -> dict[str, Any]:
         raise DatasetError(f"{file}: {problem}")
     try:
         meta = pq.read_metadata(file).metadata or {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, pyarrow.ArrowException) as exc:
         raise DatasetError(f"{file}: corrupt parquet footer ({_one_line(exc)})") from None
     raw = meta.get(METADATA_KEY.encode())
     if raw is None:
         raise DatasetError(f"{file}: a parquet file without rami-lab provenance")
     try:
-        return json.loads(raw)
+        prov = json.loads(raw)
     except ValueError:
-        raise DatasetError(f"{file}: damaged rami-lab provenance in its metadata") from None
+        prov = None
+    if not isinstance(prov, dict):
+        raise DatasetError(f"{file}: damaged rami-lab provenance in its metadata")
+    return prov
 
 
 def _check_target(root: Path) -> None:

@@ -538,7 +538,7 @@ def _read_dataset(path: Path) -> None:
     from sim import store
 
     # As `rami info` reads a folder: every file checked (footers and provenance), each problem named; a dataset
-    # without problems is then loaded whole. (sim.load alone checks only what a file's ends say, as it documents.)
+    # without problems is then loaded whole. (sim.load alone checks a file's ends and its columns, as it documents.)
     survey = store.check(path)
     if survey.problems:
         raise store.DatasetError(survey.problems[0])

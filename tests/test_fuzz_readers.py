@@ -11,6 +11,7 @@ kept below, each with the reader's fix.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -172,3 +173,109 @@ def test_a_json_view_refuses_a_value_of_the_wrong_kind_naming_its_field(key, val
         from_json(json.dumps(data))
     assert named in str(refused.value)
     assert from_json(json.dumps(to_json(fuzz_readers.views()[0]))) == fuzz_readers.views()[0]
+
+
+def _dataset_with(tmp_path: Path, change) -> Path:
+    """The fuzzing's dataset, with one rounds batch file rewritten by ``change(frame)``: its provenance kept,
+    so that each file alone reads and checks as before."""
+    import polars as pl
+
+    from sim import store
+
+    folder = tmp_path / "d"
+    fuzz_readers.unpack(fuzz_readers.dataset(), folder)
+    file = sorted((folder / "rounds").iterdir())[1]
+    prov = store.file_provenance(file)
+    table, first, last = prov.pop("table"), prov.pop("first_game"), prov.pop("last_game")
+    file.write_bytes(store.encode(change(pl.read_parquet(file)), prov, table, first, last))
+    return file
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda f: f.rename({"points": "pointz"}), "column 11 is 'pointz' where the rounds table's is 'points'"),
+    (lambda f: f.with_columns(f["points"].cast(int)), "column 'points' is Int64 where the rounds table's is Int32"),
+    (lambda f: f.drop("rules_version"), "no column 'rules_version'"),
+    (lambda f: f.with_columns(x=1), "an extra column 'x'"),
+], ids=["a column renamed", "a column retyped", "a column gone", "a column added"])
+def test_a_batch_file_whose_columns_differ_from_its_tables_is_named(tmp_path, change, named):
+    """A byte changed in a column's name leaves the file readable alone, but polars refused the whole table
+    with its SchemaError, naming no file, only when the rows were collected: the check, and load before any
+    row is read, name the file and the column."""
+    import sim
+    from sim import store
+
+    file = _dataset_with(tmp_path, change)
+    problems = store.check(tmp_path / "d").problems
+    assert len(problems) == 1 and problems[0].startswith(f"{file}: {named}"), problems
+    with pytest.raises(store.DatasetError, match=named.replace("(", r"\(").replace(")", r"\)")) as refused:
+        sim.load(tmp_path / "d")
+    assert str(file) in str(refused.value)
+    outcome, detail = fuzz_readers.read_input(fuzz_readers.FORMATS["dataset"], fuzz_readers.pack(tmp_path / "d"))
+    assert outcome == "refused" and named in detail, detail
+
+
+def test_rami_info_and_a_resumed_run_name_a_file_whose_columns_differ_in_one_line(tmp_path):
+    import subprocess
+
+    file = _dataset_with(tmp_path, lambda f: f.rename({"points": "pointz"}))
+    done = subprocess.run([sys.executable, "-m", "sim", "info", str(tmp_path / "d")], capture_output=True,
+                          text=True, env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [f"Error: {file}: column 11 is 'pointz' where the rounds table's is 'points', "
+                                        f"so it does not stack with the others; delete it, then run the command "
+                                        f"that wrote the dataset again (rami info shows it): it plays the missing "
+                                        f"games again"], done.stderr
+    # The command that wrote the dataset refuses to add to it, before any game, in one line.
+    done = subprocess.run([sys.executable, "-m", "sim", "simulate", "--rules", "basic", "--strategies", "greedy,random",
+                           "--games", "12", "--seed", "1", "--out", str(tmp_path / "d")], capture_output=True,
+                          text=True)
+    assert done.returncode == 1
+    assert len(done.stderr.splitlines()) == 1 and f"{file}: column 11 is 'pointz'" in done.stderr, done.stderr
+
+
+def _panicking_batch(folder: Path) -> Path:
+    """The fuzzing's dataset under ``folder``, with two bytes of one games file's pages changed as a long run
+    changed them: polars's reader panics on the file (a failed ``unwrap``) where pyarrow refuses it."""
+    fuzz_readers.unpack(fuzz_readers.dataset(), folder)
+    file = folder / "games" / "games-000000000004-000000000007.parquet"
+    raw = bytearray(file.read_bytes())
+    raw[935], raw[1448] = 89, 201
+    file.write_bytes(bytes(raw))
+    return file
+
+
+def test_rami_info_on_a_dataset_with_a_damaged_page_prints_one_line_and_no_panic(tmp_path):
+    """polars's reader panics on some damaged pages (or asks for memory no machine has, which ends the
+    process), and a panic writes its Rust backtrace on stderr before Python sees it: pyarrow reads the
+    pages first and refuses cleanly, and what polars still reads has its stderr held back."""
+    import subprocess
+
+    file = _panicking_batch(tmp_path / "d")
+    done = subprocess.run([sys.executable, "-m", "sim", "info", str(tmp_path / "d")], capture_output=True,
+                          text=True, env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert done.returncode == 1
+    assert "panicked" not in done.stderr and "backtrace" not in done.stderr, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {file}: corrupt rows"), done.stderr
+
+
+def test_a_polars_panic_inside_the_check_leaves_nothing_on_stderr(tmp_path, capfd):
+    import polars as pl
+
+    from sim import store
+
+    file = _panicking_batch(tmp_path / "d")
+    with pytest.raises((pl.exceptions.PanicException, pl.exceptions.PolarsError)), store._quiet_panics():
+        pl.read_parquet(file)
+    assert capfd.readouterr().err == ""
+
+
+def test_held_back_stderr_is_written_out_when_nothing_panicked(capfd):
+    from sim import store
+
+    with store._quiet_panics():
+        os.write(2, b"kept\n")
+    with pytest.raises(RuntimeError), store._quiet_panics():
+        os.write(2, b"dropped\n")
+        raise RuntimeError("a panic")
+    assert capfd.readouterr().err == "kept\n"

@@ -246,3 +246,35 @@ def test_docs_list_every_column():
     text = (Path(__file__).parent.parent / "docs" / "results.md").read_text()
     for name in [*sim.RESULT_COLUMNS, *sim.GAME_COLUMNS]:
         assert f"`{name}`" in text, name
+
+
+def test_the_store_knows_the_columns_the_writer_writes(tmp_path):
+    """``store.SCHEMAS`` keeps its own copy of each table's columns (``rami info`` checks them without loading
+    the engine): the two must not drift apart, for any game (contrat's contract column) or run kind."""
+    from sim.rules import BLOCKED_REASONS
+
+    for game, out in (("contrat", tmp_path / "c"), ("basic", tmp_path / "b")):
+        sim.simulate(game, ["greedy", "random", "greedy"], n_games=3, seed=2, batch_size=2, out=out)
+        for table in store.TABLES:
+            for file in sorted((out / table).iterdir()):
+                assert dict(pl.read_parquet_schema(file)) == store.SCHEMAS[table], (game, table)
+    assert list(store.SCHEMAS["rounds"]) == list(api.ROUND_COLUMNS)
+    assert list(store.SCHEMAS["games"]) == list(api.GAME_COLUMNS)
+    assert store.SCHEMAS["rounds"]["blocked"] == pl.Enum(BLOCKED_REASONS)
+
+
+def test_a_table_of_its_makers_columns_holds_its_first_files(tmp_path):
+    """A fork experiment's positions have the columns its maker gives them, not the store's: each file of
+    the table must have the first file's, or the table would not stack."""
+    def play(first: int, count: int) -> dict[str, pl.DataFrame]:
+        name = "value" if first == 0 else "valu"
+        return {"positions": pl.DataFrame({"game": range(first, first + count), name: [1.5] * count})}
+
+    identity = {"positions of": "a test", "config": {}, "tables": ["positions"]}
+    store.fill(tmp_path / "d", identity, {"command": "test"}, 0, 4, 2, play)
+    problems = store.check(tmp_path / "d").problems
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{tmp_path / 'd' / 'positions' / store.batch_name(2, 3)}: column 2 is 'valu' "
+                                  f"where the positions table's is 'value'")
+    with pytest.raises(store.DatasetError, match="column 2 is 'valu'"):
+        store.load(tmp_path / "d", "positions")
