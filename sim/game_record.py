@@ -282,9 +282,12 @@ def _words(text: str, start: int) -> list[tuple[str, int]]:
 
 def _card_at(word: str, line: int, column: int) -> int:
     try:
-        return int(cardlib.parse(word)[0])
+        cards = cardlib.parse(word)
     except ValueError as exc:
         raise RecordError(str(exc), line, column) from None
+    if len(cards) != 1:  # a word cut at "=" may hold none: "=7♥", "★="
+        raise RecordError(f"one card expected here, got {word!r}", line, column)
+    return int(cards[0])
 
 
 def _cards_at(text: str, line: int, start: int) -> list[int]:

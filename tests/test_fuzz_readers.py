@@ -279,3 +279,17 @@ def test_held_back_stderr_is_written_out_when_nothing_panicked(capfd):
         os.write(2, b"dropped\n")
         raise RuntimeError("a panic")
     assert capfd.readouterr().err == "kept\n"
+
+
+@pytest.mark.parametrize("written", ["=4♣", "★="], ids=["nothing before '='", "nothing after '='"])
+def test_a_record_with_no_card_beside_an_equals_sign_is_refused(written):
+    """A meld's word is cut at "=" (``★=8♣``): with nothing on one side, the card read was the first of none,
+    an IndexError."""
+    record = next(r for r in fuzz_readers.records() if " open " in r)
+    lines = record.splitlines()
+    at = next(i for i, line in enumerate(lines) if " open " in line)
+    words = lines[at].split(" ")
+    words[2] = written
+    lines[at] = " ".join(words)
+    outcome, detail = fuzz_readers.read_input(fuzz_readers.FORMATS["record"], "\n".join(lines).encode())
+    assert outcome == "refused", detail
