@@ -425,20 +425,26 @@ def _quiet_panics() -> Iterator[None]:
     before it reaches Python as an exception, which the caller names in one line: the person sees that
     line only. Output of a block that ends normally is written out after it.
     """
-    sys.stderr.flush()
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # no sys.stderr, or a closed one
+        sys.stderr.flush()
+    try:
+        held = tempfile.TemporaryFile()
+    except OSError:  # nowhere to hold it: the block runs as it is
+        yield
+        return
     try:
         saved = os.dup(2)
     except OSError:  # no stderr to hold back
+        held.close()
         yield
         return
-    held = tempfile.TemporaryFile()
     raised = True
     try:
         os.dup2(held.fileno(), 2)
         yield
         raised = False
     finally:
-        with contextlib.suppress(ValueError, OSError):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
             sys.stderr.flush()
         os.dup2(saved, 2)
         os.close(saved)
