@@ -90,7 +90,6 @@ from one.
 from __future__ import annotations
 
 import json
-import numbers
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -100,6 +99,7 @@ from typing import Any
 
 from sim import cards as cardlib
 from sim import rules as rules_lib
+from sim.checks import is_whole
 from sim.rules.melds import MeldReading, meld_readings
 
 __all__ = ["DECISIONS", "SeatView", "TableMeld", "ViewError", "format_view", "from_json", "parse_view", "ruleset_of",
@@ -739,7 +739,7 @@ def _json_kind(value: Any) -> str:
 
 def _json_whole(value: Any, key: str) -> int:
     """``value`` when it is a JSON whole number; a view's counts and seats are never ``1.5``, ``"7"`` or ``true``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_whole(value):
         raise ViewError(f"{key}: a whole number, got {_json_kind(value)}")
     return int(value)
 

@@ -58,7 +58,7 @@ __all__ = [
     "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "SCHEMAS", "TABLES", "Dataset", "DatasetError", "Survey",
     "Writer",
     "batch_name", "check", "describe_ranges", "encode", "file_provenance", "fill", "games_on_disk", "load", "now",
-    "open_dataset", "read_manifest",
+    "open_dataset", "quiet_panics", "read_manifest",
 ]
 
 log = logging.getLogger(__name__)
@@ -365,7 +365,7 @@ def _contents_problem(file: Path, table: str, schemas: dict[str, Mapping[str, pl
     with the others, and polars would refuse the whole table only when its rows are collected. They are
     read as polars reads them (about 0.15 ms a file), and a panic of polars's reader writes a Rust
     backtrace to stderr before it is raised: what polars reads is read with its stderr held back
-    (:func:`_quiet_panics`). With ``read_rows`` (the thorough check) pyarrow has read the footer first,
+    (:func:`quiet_panics`). With ``read_rows`` (the thorough check) pyarrow has read the footer first,
     and reads the rows first, refusing damage cleanly where polars's reader can panic or ask for more
     memory than there is.
     """
@@ -373,7 +373,10 @@ def _contents_problem(file: Path, table: str, schemas: dict[str, Mapping[str, pl
     import pyarrow.parquet as pq
 
     try:
-        with _quiet_panics():
+        # Held back in the thorough check only: held around every load's schema reads, a report's findings
+        # on a cluster came out a last bit apart from a local run's (tests/test_cluster.py); the cause is not
+        # known, and a load's footers have passed their check already.
+        with quiet_panics() if read_rows else contextlib.nullcontext():
             schema = pl.read_parquet_schema(file)
     except (OSError, ValueError, pyarrow.ArrowException, pl.exceptions.PolarsError,
             pl.exceptions.PanicException) as exc:
@@ -390,7 +393,7 @@ def _contents_problem(file: Path, table: str, schemas: dict[str, Mapping[str, pl
     # collected, or end the process (a page claiming a length no memory holds).
     try:
         pq.read_table(file)
-        with _quiet_panics():
+        with quiet_panics():
             pl.read_parquet(file)
     except (OSError, ValueError, pyarrow.ArrowException, pl.exceptions.PolarsError,
             pl.exceptions.PanicException) as exc:
@@ -418,7 +421,7 @@ def _schema_difference(schema: Mapping[str, pl.DataType], want: Mapping[str, pl.
 
 
 @contextlib.contextmanager
-def _quiet_panics() -> Iterator[None]:
+def quiet_panics() -> Iterator[None]:
     """Hold back what is written to the process's stderr in the block; drop it if the block raised.
 
     A panic in polars's Rust code prints its message (and with ``RUST_BACKTRACE``, a backtrace) on stderr

@@ -265,7 +265,7 @@ def test_a_polars_panic_inside_the_check_leaves_nothing_on_stderr(tmp_path, capf
     from sim import store
 
     file = _panicking_batch(tmp_path / "d")
-    with pytest.raises((pl.exceptions.PanicException, pl.exceptions.PolarsError)), store._quiet_panics():
+    with pytest.raises((pl.exceptions.PanicException, pl.exceptions.PolarsError)), store.quiet_panics():
         pl.read_parquet(file)
     assert capfd.readouterr().err == ""
 
@@ -273,9 +273,9 @@ def test_a_polars_panic_inside_the_check_leaves_nothing_on_stderr(tmp_path, capf
 def test_held_back_stderr_is_written_out_when_nothing_panicked(capfd):
     from sim import store
 
-    with store._quiet_panics():
+    with store.quiet_panics():
         os.write(2, b"kept\n")
-    with pytest.raises(RuntimeError), store._quiet_panics():
+    with pytest.raises(RuntimeError), store.quiet_panics():
         os.write(2, b"dropped\n")
         raise RuntimeError("a panic")
     assert capfd.readouterr().err == "kept\n"
