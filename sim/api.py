@@ -266,7 +266,10 @@ def simulate(
 
     # One connection for the whole run (or the enclosing job's), checked before anything is made.
     with distributed.session(scheduler) as cluster:
-        return _simulate(ruleset=ruleset, strategies=strategies, n_games=n_games, seed=seed, workers=workers, batch_size=batch_size, max_rounds=max_rounds, progress=progress, rotate=rotate, first_game=first_game, out=out, per_game_only=per_game_only, command=command, condition=condition, allow_clairvoyant=allow_clairvoyant, cluster=cluster)
+        return _simulate(ruleset=ruleset, strategies=strategies, n_games=n_games, seed=seed, workers=workers,
+                         batch_size=batch_size, max_rounds=max_rounds, progress=progress, rotate=rotate,
+                         first_game=first_game, out=out, per_game_only=per_game_only, command=command,
+                         condition=condition, allow_clairvoyant=allow_clairvoyant, cluster=cluster)
 
 
 def _simulate(
@@ -386,7 +389,8 @@ def _simulate_out(r: Ruleset, chosen: list[strategy_lib.Strategy], kr: Any, kind
                   names: list[str], label: str, cond: Any, n_games: int, seed: int, max_rounds: int, first_game: int,
                   rotate: bool, per_game_only: bool, batch_size: int, workers: int, cluster: Any, out: Any,
                   command: str | None, progress: Callable[[int], None] | None) -> store.Dataset:
-    """The dataset's identity, the command recorded and the job, then the batches written (:func:`_simulate_to_dataset`)."""
+    """The dataset's identity, the command recorded and the job, then the batches written
+    (:func:`_simulate_to_dataset`)."""
     tables = ["games"] if per_game_only else list(store.TABLES)
     identity = dataset_identity({
         "ruleset": r.to_dict(),

@@ -43,3 +43,14 @@ def start(browser: str, driver: str, width: int = 1400, height: int = 1000) -> A
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def required() -> tuple[str | None, str | None, Any]:
+    """``(browser, driver, mark)`` for a test module that opens pages: ``mark`` skips it when no Chromium is
+    found, except under ``RAMI_REQUIRE_BROWSER=1`` (CI), where a missing browser fails at once."""
+    import pytest
+
+    browser, driver, why = find_chromium()
+    if why and os.environ.get("RAMI_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(f"RAMI_REQUIRE_BROWSER=1 but {why}")
+    return browser, driver, pytest.mark.skipif(bool(why), reason=why or "")

@@ -10,7 +10,6 @@ record's seat's hand alone, every other hand face down. Skipped when no Chromium
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -27,10 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import browser as browser_lib  # noqa: E402
 import game_page_analysis  # noqa: E402
 
-BROWSER, DRIVER, WHY_NOT = browser_lib.find_chromium()
-if WHY_NOT and os.environ.get("RAMI_REQUIRE_BROWSER") == "1":
-    raise RuntimeError(f"RAMI_REQUIRE_BROWSER=1 but {WHY_NOT}")
-pytestmark = pytest.mark.skipif(bool(WHY_NOT), reason=WHY_NOT or "")
+BROWSER, DRIVER, pytestmark = browser_lib.required()
 
 
 @pytest.fixture(scope="module")

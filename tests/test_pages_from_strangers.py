@@ -12,7 +12,6 @@ under ``RAMI_REQUIRE_BROWSER=1``.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Iterator
@@ -31,10 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import browser as browser_lib  # noqa: E402
 import page_scan  # noqa: E402
 
-BROWSER, DRIVER, WHY_NOT = browser_lib.find_chromium()
-if WHY_NOT and os.environ.get("RAMI_REQUIRE_BROWSER") == "1":
-    raise RuntimeError(f"RAMI_REQUIRE_BROWSER=1 but {WHY_NOT}")
-needs_browser = pytest.mark.skipif(bool(WHY_NOT), reason=WHY_NOT or "")
+BROWSER, DRIVER, needs_browser = browser_lib.required()
 
 # Each payload, if it ran, would set window.pwned or open a dialog.
 HOSTILE = [

@@ -14,7 +14,6 @@ key. Skipped when no Chromium is found, except under
 from __future__ import annotations
 
 import json
-import os
 import random
 import sys
 import time
@@ -33,10 +32,7 @@ from sim.play.server import PlayServer, run_in_thread
 sys.path.insert(0, str(Path(__file__).parent))
 import browser as browser_lib  # noqa: E402
 
-BROWSER, DRIVER, WHY_NOT = browser_lib.find_chromium()
-if WHY_NOT and os.environ.get("RAMI_REQUIRE_BROWSER") == "1":
-    raise RuntimeError(f"RAMI_REQUIRE_BROWSER=1 but {WHY_NOT}")
-pytestmark = pytest.mark.skipif(bool(WHY_NOT), reason=WHY_NOT or "")
+BROWSER, DRIVER, pytestmark = browser_lib.required()
 
 
 @pytest.fixture(scope="module")
