@@ -123,6 +123,24 @@ def _meld_text(meld_id: int, kind: str, suit: int, low: int, high: int, joker_at
     return f"meld {meld_id} ({format_cards(meld.codes())})"
 
 
+# Whether the table still takes a card is asked of all 54 cards at every draw of a contrat deal, and every card's
+# place after every event: both are asked of a meld's state, which changes only when a card is added or a joker
+# recovered, so each answer is worked out once per state by the very methods that define it.
+@functools.lru_cache(maxsize=8192)
+def _meld_takes(kind: str, suit: int, low: int, high: int, joker_at: int | None, rank: int, suits: tuple[int, ...],
+                joker: bool, ace_high: bool) -> tuple[Card, ...]:
+    """The cards a meld in this state accepts (see :meth:`_Meld.accepts`), in code order."""
+    meld = _Meld(0, kind, suit, low, high, joker_at, rank, set(suits), joker)
+    return tuple(Card(code) for code in range(JOKER + 1) if meld.accepts(Card(code), ace_high))
+
+
+@functools.lru_cache(maxsize=8192)
+def _meld_cards(kind: str, suit: int, low: int, high: int, joker_at: int | None, rank: int, suits: tuple[int, ...],
+                joker: bool) -> tuple[Card, ...]:
+    """The cards of a meld in this state (see :meth:`_Meld.codes`)."""
+    return tuple(_Meld(0, kind, suit, low, high, joker_at, rank, set(suits), joker).codes())
+
+
 @dataclass
 class _Meld:
     """One meld on the table.
@@ -181,6 +199,18 @@ class _Meld:
 
     def missing_suits(self) -> list[int]:
         return [s for s in range(4) if s not in self.suits]
+
+    def state(self) -> tuple[Any, ...]:
+        """What the meld is, without its id: the key of the answers worked out once per state."""
+        return self.kind, self.suit, self.low, self.high, self.joker_at, self.rank, tuple(sorted(self.suits)), self.joker
+
+    def takes(self, ace_high: bool) -> tuple[Card, ...]:
+        """The cards this meld accepts now, in code order (each one :meth:`accepts`)."""
+        return _meld_takes(*self.state(), ace_high)
+
+    def cards(self) -> tuple[Card, ...]:
+        """:meth:`codes`, worked out once per state of the meld."""
+        return _meld_cards(*self.state())
 
     def text(self) -> str:
         # Every refusal message names the meld, and whether the table still takes a card is asked of all 54
@@ -525,7 +555,7 @@ class _Replay:
         for hand in rnd.hands:
             every += hand.elements()
         for meld in rnd.melds.values():
-            every += meld.codes()
+            every += meld.cards()
         # Asked after every event: the sorted codes are compared at C speed, the counts only to name a loss.
         every.sort()
         if every == self.sorted_deck:
@@ -578,7 +608,7 @@ class _Replay:
         return len(rnd.pile) >= 2
 
     def fits_table(self, c: Card) -> bool:
-        return any(meld.accepts(c, self.r.ace_high) for meld in self.round.melds.values())
+        return any(c in meld.takes(self.r.ace_high) for meld in self.round.melds.values())
 
     def deal_number(self) -> int:
         """The contrat deal being played, 1 .. 7 (round 0 is deal 1)."""
@@ -595,7 +625,7 @@ class _Replay:
         if waiting:
             return f"seat(s) {', '.join(map(str, waiting))} have not laid their contract"
         for meld in rnd.melds.values():
-            takes = [Card(code) for code in range(JOKER + 1) if meld.accepts(Card(code), self.r.ace_high)]
+            takes = meld.takes(self.r.ace_high)
             if takes:
                 return f"{meld.text()} still takes {_text(takes)}"
         return None
