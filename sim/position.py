@@ -26,6 +26,7 @@ by the very engine function the compiled strategies read.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -351,6 +352,23 @@ class KernelState(NamedTuple):
     params: np.ndarray
 
 
+_scratch = threading.local()
+
+
+def _workspace() -> tuple[np.ndarray, ...]:
+    """The meld search's scratch arrays (:func:`sim.engine.melds.workspace`), one set per thread.
+
+    A kernel fills them and reads them within one call, as a simulation's
+    batch reuses one set for all its games: positions share their thread's
+    set rather than each holding its own (some 300 KB, and a walk through a
+    game holds hundreds of positions).
+    """
+    ws = getattr(_scratch, "ws", None)
+    if ws is None:
+        ws = _scratch.ws = engine_melds.workspace()
+    return ws
+
+
 class Position:
     """A round of a game stopped at a decision (see the module's docstring).
 
@@ -369,7 +387,6 @@ class Position:
         self._st, self._g, self._policy_rng, self._deck_rng, self._ts, self._ev = (
             state, g, policy_rng, deck_rng, ts, ev)
         self.totals = tuple(int(t) for t in totals)
-        self._ws = engine_melds.workspace()
         # Events that only state what a view said (a position read by from_view), before the turn's moves.
         self._prologue = 0
 
@@ -1062,7 +1079,7 @@ class Position:
     def _advance(self, stop_seat: int) -> None:
         while True:
             self._room()
-            engine_position.advance(self._kr, self._st, self._g, self._ev, self._ws, self._kinds, self._params,
+            engine_position.advance(self._kr, self._st, self._g, self._ev, _workspace(), self._kinds, self._params,
                                     self._policy_rng,
                                     self._deck_rng, self._ts, stop_seat)
             self._check()
@@ -1107,7 +1124,7 @@ class Position:
 
     def _play_int(self, choice: int) -> None:
         self._room()
-        engine_position.play_choice_for_python(self._kr, self._st, self._g, self._ev, self._ws, self._kinds,
+        engine_position.play_choice_for_python(self._kr, self._st, self._g, self._ev, _workspace(), self._kinds,
                                                self._params,
                                                self._policy_rng, int(choice), self._ts)
         self._check()
