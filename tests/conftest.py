@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 WHOLE_SUITE = 500
+MAX_WORKERS = 2
 """Collected tests from which the warm-up pays (a single file or a few tests compile only what they need)."""
 
 # Each step compiles one family of kernels through the public API, in the
@@ -63,8 +64,23 @@ _WARM_UP = textwrap.dedent("""
 _warmer: subprocess.Popen | None = None
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Test processes for ``-n auto``: two or more only for the whole suite.
+
+    The whole suite spreads its test files over the cores (at most
+    :data:`MAX_WORKERS`: each process compiles or loads the kernels its files
+    use, and holds them); a single file or a few tests run in this process,
+    without the seconds a worker takes to start.
+    """
+    whole = not config.args or [Path(a).resolve() for a in config.args] == [Path(__file__).resolve().parent]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(cores, MAX_WORKERS) if whole and cores >= 2 else 0
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     global _warmer
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
     if len(session.items) < WHOLE_SUITE or os.environ.get("RAMI_NO_WARM_UP") or (os.cpu_count() or 1) < 2:
         return
     root = Path(__file__).resolve().parent.parent
