@@ -361,7 +361,10 @@ def effective_params(params: Mapping[str, float]) -> tuple:
     candidates differing only there count as one."""
     p = dict(params)
     if p.get("discard", 0) < 1:
+        # Without a judgement the throw is by penalty alone: nothing weighs near-melds, and the share of an
+        # unopened hand's penalties (sim.engine.policies.penalty_share) is not taken either.
         p.pop("near_weight", None)
+        p.pop("unopened_keep", None)
     if p.get("discard", 0) < 2:
         p.pop("feed_weight", None)
     if p.get("take", 1) <= 0:

@@ -370,6 +370,21 @@ def test_trials_that_play_alike_are_not_played_again(tmp_path):
             assert earlier.value == t.value
 
 
+def test_unopened_keep_is_dropped_where_no_judgement_reads_it():
+    # penalty_share counts an unopened hand's penalties by unopened_keep only under a judgement (discard 1 or
+    # 2): with discard 0 every unopened_keep plays alike, so the tuner counts them as one candidate.
+    assert tuning.effective_params({"discard": 0, "unopened_keep": 0.5}) == \
+        tuning.effective_params({"discard": 0, "unopened_keep": 2.5}) == (("discard", 0),)
+    assert tuning.effective_params({"discard": 1, "unopened_keep": 0.5}) != \
+        tuning.effective_params({"discard": 1, "unopened_keep": 2.5})
+    kept = sim.simulate("rami51", ["greedy:discard=0,unopened_keep=2.5", "greedy"], n_games=30, seed=4)
+    plain = sim.simulate("rami51", ["greedy:discard=0", "greedy"], n_games=30, seed=4)
+    assert kept.drop("strategy").equals(plain.drop("strategy"))
+    judged = sim.simulate("rami51", ["greedy:discard=1,unopened_keep=2.5", "greedy"], n_games=30, seed=4)
+    assert not judged.drop("strategy").equals(
+        sim.simulate("rami51", ["greedy:discard=1", "greedy"], n_games=30, seed=4).drop("strategy"))
+
+
 def test_a_start_outside_the_ranges_is_refused_before_any_game(tmp_path, monkeypatch):
     monkeypatch.setattr(tuning, "evaluate", lambda *a, **k: pytest.fail("a game was played"))
     config = tuning.TuneConfig(start="greedy", space={"near_weight": (1.0, 5.0)}, ruleset="basic")
