@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -266,76 +267,71 @@ def simulate(
 
     # One connection for the whole run (or the enclosing job's), checked before anything is made.
     with distributed.session(scheduler) as cluster:
-        return _simulate(ruleset=ruleset, strategies=strategies, n_games=n_games, seed=seed, workers=workers,
-                         batch_size=batch_size, max_rounds=max_rounds, progress=progress, rotate=rotate,
-                         first_game=first_game, out=out, per_game_only=per_game_only, command=command,
-                         condition=condition, allow_clairvoyant=allow_clairvoyant, cluster=cluster)
+        run = _checked_run(ruleset, strategies, n_games, seed, workers, batch_size, max_rounds, progress, rotate,
+                           first_game=first_game, out=out, per_game_only=per_game_only, command=command,
+                           condition=condition, allow_clairvoyant=allow_clairvoyant, cluster=cluster)
+        return _simulate(run)
 
 
-def _simulate(
-    ruleset: Ruleset | str,
-    strategies: Sequence[str | strategy_lib.Strategy],
-    n_games: int = 1000,
-    seed: int = 1,
-    workers: int | None = None,
-    batch_size: int | None = None,
-    max_rounds: int = engine_play.MAX_ROUNDS,
-    progress: Callable[[int], None] | None = None,
-    rotate: bool = False,
-    *,
-    first_game: int = 0,
-    out: str | os.PathLike[str] | None = None,
-    per_game_only: bool = False,
-    cluster: Any = None,
-    command: str | None = None,
-    condition: Any = None,
-    allow_clairvoyant: bool = False,
-) -> pl.DataFrame | store.Dataset:
-    """:func:`simulate` on ``cluster`` (a :class:`sim.distributed.Cluster`) or, without one, on this machine.
+@dataclass(frozen=True)
+class _Run:
+    """A call of :func:`simulate` with every argument checked and what follows from them worked out once: the
+    one thing each step of the run reads, so that no step takes the arguments one by one."""
 
-    The steps, each its own function: check the arguments, size the
-    batches, read the condition (and run its pilot), then either write a
-    dataset, or play the batches here or on the cluster and return the frame.
-    """
-    r, chosen, n_games, first_game, workers, max_rounds, seed = _checked_arguments(
-        ruleset, strategies, n_games, seed, workers, max_rounds, first_game, cluster, allow_clairvoyant)
-    kr = kernel_rules(r)
-    # Result rows per game when every game has as many rounds (basic rummy, contrat), else None.
-    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
-    batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed)
-    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
-    names = [s.name for s in chosen]
-    label = ruleset_label(r)
-    cond = _checked_condition(condition, r, seed, first_game, cluster, out)
-    if out is not None:
-        return _simulate_out(r, chosen, kr, kinds, params, names, label, cond, n_games, seed, max_rounds, first_game,
-                             rotate, per_game_only, batch_size, workers, cluster, out, command, progress)
-    if cluster is not None:
-        _refuse_python(chosen)
-    starts = list(range(first_game, first_game + n_games, batch_size))
-    end = first_game + n_games
+    ruleset: Ruleset
+    chosen: list[strategy_lib.Strategy]
+    n_games: int
+    first_game: int
+    seed: int
+    workers: int
+    """This machine's threads, or the cluster's (which size the default batches)."""
+    max_rounds: int
+    rotate: bool
+    per_game_only: bool
+    batch_size: int
+    kr: Any
+    """The ruleset as the kernels read it (:func:`sim.engine.params.kernel_rules`)."""
+    kinds: np.ndarray
+    params: np.ndarray
+    names: list[str]
+    label: str
+    fixed: int | None
+    """Result rows per game when every game has as many rounds (basic rummy, contrat), else None."""
+    cond: Any
+    """The condition on the first deals, read and checked (its pilot dealt), or None."""
+    out: str | os.PathLike[str] | None
+    command: str | None
+    progress: Callable[[int], None] | None
+    cluster: Any
+    """The job's :class:`sim.distributed.Cluster`, or None on this machine."""
 
-    # Games of a fixed number of rounds write into one array, each batch its
-    # own rows: the frame then takes its columns as they are, without
-    # gathering every batch's rows into new memory.
-    shared = None if fixed is None else np.zeros((engine_play.N_R, n_games * fixed), dtype=np.int32)
+    @property
+    def end(self) -> int:
+        """One past the last game played."""
+        return self.first_game + self.n_games
 
-    dealt = np.ones(n_games, dtype=np.int64)
-    if cluster is not None:
-        results = _play_on_cluster(cluster, r, kr, kinds, params, names, label, cond, seed, max_rounds, rotate,
-                                   per_game_only, first_game, batch_size, starts, end, fixed, shared, dealt, progress)
-    else:
-        results = _play_here(r, kr, kinds, params, names, label, cond, seed, max_rounds, rotate, per_game_only,
-                             first_game, batch_size, starts, end, fixed, shared, dealt, workers, progress)
-    _raise_policy_errors(chosen)
-    return _frame_of(results, shared, dealt, names, rotate, r, label, cond, per_game_only, first_game, end)
+    @property
+    def starts(self) -> list[int]:
+        """The first game of each batch."""
+        return list(range(self.first_game, self.end, self.batch_size))
+
+    def count(self, start: int) -> int:
+        """Games of the batch that starts at game ``start``."""
+        return min(self.batch_size, self.end - start)
+
+    def tick(self, games: int) -> None:
+        """Tell the caller's ``progress`` of ``games`` more games, if it asked."""
+        if self.progress:
+            self.progress(games)
 
 
-def _checked_arguments(ruleset: Ruleset | str, strategies: Sequence[str | strategy_lib.Strategy], n_games: int,
-                       seed: int, workers: int | None, max_rounds: int, first_game: int, cluster: Any,
-                       allow_clairvoyant: bool) -> tuple[Ruleset, list[strategy_lib.Strategy], int, int, int, int, int]:
-    """:func:`simulate`'s table, seats and counts, each checked: ``(ruleset, strategies, n_games, first_game,
-    workers, max_rounds, seed)``; the cluster's threads are the workers on a cluster."""
+def _checked_run(ruleset: Ruleset | str, strategies: Sequence[str | strategy_lib.Strategy], n_games: int, seed: int,
+                 workers: int | None, batch_size: int | None, max_rounds: int,
+                 progress: Callable[[int], None] | None, rotate: bool, *, first_game: int,
+                 out: str | os.PathLike[str] | None, per_game_only: bool, command: str | None, condition: Any,
+                 allow_clairvoyant: bool, cluster: Any) -> _Run:
+    """:func:`simulate`'s arguments checked, in the order its errors are met: the table, seats and counts, then
+    the batches, then the condition (whose pilot deals)."""
     r, chosen = resolve(ruleset, strategies)
     if not allow_clairvoyant:
         check_information(chosen)
@@ -351,7 +347,37 @@ def _checked_arguments(ruleset: Ruleset | str, strategies: Sequence[str | strate
     seed = _check_seed(seed)
     if first_game + n_games > LAST_GAME + 1:
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
-    return r, chosen, n_games, first_game, workers, max_rounds, seed
+    kr = kernel_rules(r)
+    fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
+    batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed)
+    kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    cond = _checked_condition(condition, r, seed, first_game, cluster, out)
+    return _Run(ruleset=r, chosen=chosen, n_games=n_games, first_game=first_game, seed=seed, workers=workers,
+                max_rounds=max_rounds, rotate=bool(rotate), per_game_only=per_game_only, batch_size=batch_size,
+                kr=kr, kinds=kinds, params=params, names=[s.name for s in chosen], label=ruleset_label(r),
+                fixed=fixed, cond=cond, out=out, command=command, progress=progress, cluster=cluster)
+
+
+def _simulate(run: _Run) -> pl.DataFrame | store.Dataset:
+    """:func:`simulate` once its arguments are checked, on ``run.cluster`` or, without one, on this machine:
+    either write a dataset, or play the batches here or on the cluster and return the frame."""
+    if run.out is not None:
+        return _simulate_out(run)
+    if run.cluster is not None:
+        _refuse_python(run.chosen)
+
+    # Games of a fixed number of rounds write into one array, each batch its
+    # own rows: the frame then takes its columns as they are, without
+    # gathering every batch's rows into new memory.
+    shared = None if run.fixed is None else np.zeros((engine_play.N_R, run.n_games * run.fixed), dtype=np.int32)
+
+    dealt = np.ones(run.n_games, dtype=np.int64)
+    if run.cluster is not None:
+        results = _play_on_cluster(run, shared, dealt)
+    else:
+        results = _play_here(run, shared, dealt)
+    _raise_policy_errors(run.chosen)
+    return _frame_of(run, results, shared, dealt)
 
 
 def _batch_size(batch_size: int | None, n_games: int, workers: int, out: Any, per_game_only: bool,
@@ -385,118 +411,115 @@ def _checked_condition(condition: Any, r: Ruleset, seed: int, first_game: int, c
     return cond
 
 
-def _simulate_out(r: Ruleset, chosen: list[strategy_lib.Strategy], kr: Any, kinds: np.ndarray, params: np.ndarray,
-                  names: list[str], label: str, cond: Any, n_games: int, seed: int, max_rounds: int, first_game: int,
-                  rotate: bool, per_game_only: bool, batch_size: int, workers: int, cluster: Any, out: Any,
-                  command: str | None, progress: Callable[[int], None] | None) -> store.Dataset:
+def _job(run: _Run, tables: list[str], provenance: dict[str, Any]) -> batches.Batches:
+    """What every batch of ``run`` needs, sent once to each thread or worker."""
+    return batches.Batches(run.kr, run.seed, run.kinds, run.params, run.max_rounds, run.rotate, run.names,
+                           run.ruleset.game, run.label, tables, provenance, run.cond,
+                           run.ruleset if run.cond is not None else None)
+
+
+def _simulate_out(run: _Run) -> store.Dataset:
     """The dataset's identity, the command recorded and the job, then the batches written
     (:func:`_simulate_to_dataset`)."""
-    tables = ["games"] if per_game_only else list(store.TABLES)
+    r, cond = run.ruleset, run.cond
+    tables = ["games"] if run.per_game_only else list(store.TABLES)
     identity = dataset_identity({
         "ruleset": r.to_dict(),
-        "ruleset_label": label,
+        "ruleset_label": run.label,
         "strategies": [{"name": s.name, "kind": _KIND_NAMES.get(s.kind, str(s.kind)), "params": s.params}
-                       for s in chosen],
-        "seed": seed, "rotate": bool(rotate), "max_rounds": max_rounds, "tables": tables,
+                       for s in run.chosen],
+        "seed": run.seed, "rotate": run.rotate, "max_rounds": run.max_rounds, "tables": tables,
     })
     if cond is not None:
         # Only then: the identity of every unconditioned dataset stays as it was.
         identity["condition"] = cond.text
+    command = run.command
     if command is None:
-        command = (f"sim.simulate({label!r}, {names!r}, n_games={n_games}, seed={seed}, first_game={first_game}, "
-                   f"rotate={bool(rotate)}, max_rounds={max_rounds}, per_game_only={per_game_only}, "
-                   f"out={str(out)!r}" + (f", condition={cond.text!r})" if cond is not None else ")"))
-    job = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, tables, {},
-                          cond, r if cond is not None else None)
-    return _simulate_to_dataset(job, identity, out, first_game, n_games, batch_size, workers, cluster,
-                                command, progress, chosen, r)
+        command = (f"sim.simulate({run.label!r}, {run.names!r}, n_games={run.n_games}, seed={run.seed}, "
+                   f"first_game={run.first_game}, rotate={run.rotate}, max_rounds={run.max_rounds}, "
+                   f"per_game_only={run.per_game_only}, out={str(run.out)!r}"
+                   + (f", condition={cond.text!r})" if cond is not None else ")"))
+    return _simulate_to_dataset(run, _job(run, tables, {}), identity, command)
 
 
-def _play_on_cluster(cluster: Any, r: Ruleset, kr: Any, kinds: np.ndarray, params: np.ndarray, names: list[str],
-                     label: str, cond: Any, seed: int, max_rounds: int, rotate: bool, per_game_only: bool,
-                     first_game: int, batch_size: int, starts: list[int], end: int, fixed: int | None,
-                     shared: np.ndarray | None, dealt: np.ndarray,
-                     progress: Callable[[int], None] | None) -> list[Any]:
+def _play_on_cluster(run: _Run, shared: np.ndarray | None, dealt: np.ndarray) -> list[Any]:
     """The batches played on the cluster, in order; their rows into ``shared`` when the games' rows are fixed."""
     results: list[Any] = []
     # Each worker compiles or loads the entries before the first batch; the clock starts after.
-    warm_cluster(cluster, r, kinds, params, cond)
-    if progress:
-        progress(0)
-    shipped = batches.Batches(kr, seed, kinds, params, max_rounds, bool(rotate), names, r.game, label, [], {},
-                              cond, r if cond is not None else None)
-    pieces = [(shipped, start, min(batch_size, end - start), per_game_only) for start in starts]
-    for i, (result, used) in cluster.each_done(batches.batch_rows, pieces):
+    warm_cluster(run.cluster, run.ruleset, run.kinds, run.params, run.cond)
+    run.tick(0)
+    shipped = _job(run, [], {})
+    starts = run.starts
+    pieces = [(shipped, start, run.count(start), run.per_game_only) for start in starts]
+    for i, (result, used) in run.cluster.each_done(batches.batch_rows, pieces):
         start = starts[i]
-        count = min(batch_size, end - start)
+        count = run.count(start)
         if used is not None:
-            dealt[start - first_game:start - first_game + count] = used
+            dealt[start - run.first_game:start - run.first_game + count] = used
         if shared is not None:
             # Into the rows the local run writes, so that the frame is built the same way.
             rows = result[0] if len(result) == 1 else np.concatenate(result, axis=1)
-            row = (start - first_game) * fixed
+            row = (start - run.first_game) * run.fixed
             shared[:, row:row + rows.shape[1]] = rows
         results.append((i, result))
-        if progress:
-            progress(count)
+        run.tick(count)
     return [result for _, result in sorted(results, key=lambda item: item[0])]
 
 
-def _play_here(r: Ruleset, kr: Any, kinds: np.ndarray, params: np.ndarray, names: list[str], label: str, cond: Any,
-               seed: int, max_rounds: int, rotate: bool, per_game_only: bool, first_game: int, batch_size: int,
-               starts: list[int], end: int, fixed: int | None, shared: np.ndarray | None, dealt: np.ndarray,
-               workers: int, progress: Callable[[int], None] | None) -> list[Any]:
+def _play_here(run: _Run, shared: np.ndarray | None, dealt: np.ndarray) -> list[Any]:
     """The batches played on this machine's threads, in order; their rows into ``shared`` when the games' rows are
     fixed."""
+    r, kr, seed, cond = run.ruleset, run.kr, run.seed, run.cond
 
     def job(start: int) -> Any:
-        count = min(batch_size, end - start)
+        count = run.count(start)
         orders = None
         if cond is not None:
             # The batch's accepted first deals, whole decks in dealing order.
             orders, used = batches.accepted_orders(r, cond, seed, start, count)
-            dealt[start - first_game:start - first_game + count] = used
+            dealt[start - run.first_game:start - run.first_game + count] = used
         if shared is not None:
-            return batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), shared,
-                              (start - first_game) * fixed, orders)
-        chunks = batches.run_batch(kr, seed, start, count, kinds, params, max_rounds, bool(rotate), orders=orders)
+            return batches.run_batch(kr, seed, start, count, run.kinds, run.params, run.max_rounds, run.rotate,
+                                     shared, (start - run.first_game) * run.fixed, orders)
+        chunks = batches.run_batch(kr, seed, start, count, run.kinds, run.params, run.max_rounds, run.rotate,
+                                   orders=orders)
         # Per-game tables are built batch by batch so the rounds are never all held.
-        return game_summary(batches.frame(chunks, names, bool(rotate), r.game, label)) if per_game_only else chunks
+        if run.per_game_only:
+            return game_summary(batches.frame(chunks, run.names, run.rotate, r.game, run.label))
+        return chunks
 
     results: list[Any] = []
     # Compiled (or loaded) before the first batch, in the thread that
     # compiles without paging its frames in and out: a third less time on a
     # fresh cache. Once a process has the kernels this costs nothing.
-    _compile_once(r, kinds, params, cond)
-    if progress:
-        progress(0)
-    if workers == 1:
+    _compile_once(r, run.kinds, run.params, cond)
+    run.tick(0)
+    starts = run.starts
+    if run.workers == 1:
         for start in starts:
             results.append(job(start))
-            if progress:
-                progress(min(batch_size, end - start))
+            run.tick(run.count(start))
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        with ThreadPoolExecutor(max_workers=run.workers) as pool:
             # map keeps batch order, so the frame is the same for any worker count.
             for start, result in zip(starts, pool.map(job, starts)):
                 results.append(result)
-                if progress:
-                    progress(min(batch_size, end - start))
+                run.tick(run.count(start))
     return results
 
 
-def _frame_of(results: list[Any], shared: np.ndarray | None, dealt: np.ndarray, names: list[str], rotate: bool,
-              r: Ruleset, label: str, cond: Any, per_game_only: bool, first_game: int, end: int) -> pl.DataFrame:
+def _frame_of(run: _Run, results: list[Any], shared: np.ndarray | None, dealt: np.ndarray) -> pl.DataFrame:
     """The batches' rows as one frame, with the deals dealt per game under a condition."""
-    if per_game_only:
+    game = run.ruleset.game
+    if run.per_game_only:
         frame = pl.concat(results)
     elif shared is not None:
-        frame = batches.frame([shared], names, bool(rotate), r.game, label)
+        frame = batches.frame([shared], run.names, run.rotate, game, run.label)
     else:
-        frame = batches.frame([c for chunks in results for c in chunks], names, bool(rotate), r.game, label)
-    if cond is None:
+        frame = batches.frame([c for chunks in results for c in chunks], run.names, run.rotate, game, run.label)
+    if run.cond is None:
         return frame
-    deals_column = pl.DataFrame({"game": np.arange(first_game, end, dtype=np.int64), "deals": dealt})
+    deals_column = pl.DataFrame({"game": np.arange(run.first_game, run.end, dtype=np.int64), "deals": dealt})
     return frame.join(deals_column.cast({"game": frame.schema["game"]}), on="game", how="left",
                       maintain_order="left")
 
@@ -520,46 +543,43 @@ def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.n
     cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params, condition))
 
 
-def _simulate_to_dataset(job: batches.Batches, identity: dict[str, Any], out: Any, first_game: int, n_games: int,
-                         batch_size: int, workers: int, cluster: Any, command: str,
-                         progress: Callable[[int], None] | None, chosen: list[strategy_lib.Strategy],
-                         ruleset: Ruleset) -> store.Dataset:
+def _simulate_to_dataset(run: _Run, job: batches.Batches, identity: dict[str, Any], command: str) -> store.Dataset:
     """The ``out=`` branch of :func:`simulate`: every check first, then batches written as they finish."""
+    cluster, workers, first_game, n_games = run.cluster, run.workers, run.first_game, run.n_games
     if cluster is not None:
-        _refuse_python(chosen)
+        _refuse_python(run.chosen)
     where = f"dask {cluster.address}" if cluster else f"{workers} threads"
-    run = run_record(command, store.now(), first_game, n_games, batch_size, where)
-    writer = store.open_dataset(out, identity, run, players=len(job.names))
+    record = run_record(command, store.now(), first_game, n_games, run.batch_size, where)
+    writer = store.open_dataset(run.out, identity, record, players=len(job.names))
     with writer.recording():  # from here on the dataset is locked: the run is closed whatever happens
-        job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"], "run": run})
-        todo = writer.missing(first_game, n_games, batch_size)
+        job = job._replace(provenance={"format": store.FORMAT, "identity": writer.manifest["identity"],
+                                       "run": record})
+        todo = writer.missing(first_game, n_games, run.batch_size)
         found = n_games - sum(count for _, count in todo)
-        entries = job.condition_ruleset if job.condition is not None else ruleset
+        entries = job.condition_ruleset if job.condition is not None else run.ruleset
         # After every check: a refused folder costs no compilation.
         if cluster and todo:
             warm_cluster(cluster, entries, job.kinds, job.params, job.condition)
         elif todo:
             _compile_once(entries, job.kinds, job.params, job.condition)
-        if progress:
-            progress(found)
+        run.tick(found)
         if cluster:
             for i, files in cluster.each_done(batches.batch_files, [(job, first, count) for first, count in todo]):
                 writer.write(*todo[i], files)
-                if progress:
-                    progress(todo[i][1])
+                run.tick(todo[i][1])
         else:
             pool = ThreadPoolExecutor(max_workers=workers)
             try:
                 _drive(lambda first, count: pool.submit(batches.batch_files, job, first, count), _wait_local,
-                       _cancel_local, 2 * workers, todo, writer, progress)
+                       _cancel_local, 2 * workers, todo, writer, run.progress)
             except BaseException:
                 # Leave at once (no waiting as a `with` block would): the
                 # batches running now finish on their own and are dropped.
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
             pool.shutdown()
-        _raise_policy_errors(chosen)
-    return store.Dataset(Path(out), writer.manifest, games_played=writer.written, games_found=found)
+        _raise_policy_errors(run.chosen)
+    return store.Dataset(Path(run.out), writer.manifest, games_played=writer.written, games_found=found)
 
 
 def _wait_local(pending: set[Any]) -> tuple[set[Any], set[Any]]:
