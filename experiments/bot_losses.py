@@ -139,16 +139,16 @@ def _facts(step: Step, players: int) -> dict[str, Any]:
     """What the classifiers read of a decision: the position's facts and the choice played."""
     p, played = step.position, step.played
     seat = p.seat
-    seen = p.observe(seat)
+    sizes = p.hand_sizes()
     choices = p.legal_choices()
     discard = {card: (penalty, fits) for card, penalty, fits in p.discard_facts()}
     penalty, fits = discard.get(played, (0, False))
     return {
         "kind": p.decision, "played": played, "choices": len(choices), "table_turn": p.turn // players + 1,
-        "hand_size": seen.hand_sizes[seat], "may_take": any(c.startswith("take ") for c in choices),
+        "hand_size": sizes[seat], "may_take": any(c.startswith("take ") for c in choices),
         "may_open": any(c.startswith("open ") for c in choices), "penalty": penalty, "fits": fits,
-        "fewest_other": min(n for s, n in enumerate(seen.hand_sizes) if s != seat),
-        "hand": seen.hand, "table": " | ".join(seen.table), "pile": seen.pile.split(" ")[-1],
+        "fewest_other": min(n for s, n in enumerate(sizes) if s != seat),
+        "hand": p.hand(seat), "table": " | ".join(p.table()), "pile": p.pile().split(" ")[-1],
     }
 
 

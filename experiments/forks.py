@@ -272,12 +272,12 @@ def _row(position: Position, r: Rollout, now: str, other: str, game: int, index:
     a, b = r.points[0], r.points[1]
     d = b - a
     mean, low, high = stats.normal_interval(d) if d.std() > 0 else (float(d.mean()),) * 3
-    seen = position.observe(seat)
     out = {c.choice: c.p_out for c in r.choices}
     return {
         "game": game, "round": position.round, "event": index, "turn": position.turn,
-        "table_turn": position.turn // config.players + 1, "seat": seat, "hand": seen.hand,
-        "hand_size": seen.hand_sizes[seat], "table": " | ".join(seen.table), "pile": seen.pile.split(" ")[-1],
+        "table_turn": position.turn // config.players + 1, "seat": seat, "hand": position.hand(seat),
+        "hand_size": position.hand_sizes()[seat], "table": " | ".join(position.table()),
+        "pile": position.pile().split(" ")[-1],
         "now": now, "other": other, "points_now": float(a.mean()), "points_other": float(b.mean()),
         "diff": mean, "diff_low": low, "diff_high": high, "out_now": out[now], "out_other": out[other],
         "var_paired": float(d.var(ddof=1)), "var_unpaired": float(a.var(ddof=1) + b.var(ddof=1)),

@@ -24,7 +24,7 @@ from sim import cards as cardlib
 from sim import rules
 from sim.engine import melds as engine_melds
 from sim.engine.hand import hand_words
-from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT, V_THRESHOLD
+from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT
 from sim.engine.policies import (
     KIND_HEURISTIC, KIND_PYTHON, KIND_RANDOM, discard_score, feeds, near_score,
 )
@@ -346,11 +346,11 @@ def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: ru
     source = None if draw is None else draw["source"]
     card = None if draw is None else draw["card"]
     seen = before.observe(seat)
-    pile = cardlib.parse(seen.pile)
+    pile = cardlib.parse(before.pile())
     if not pile:
         return DrawReason(source, card, None, False, False, False, 0.0)
     top = int(pile[-1])
-    lo, hi, jk = hand_words([int(c) for c in cardlib.parse(seen.hand)])
+    lo, hi, jk = hand_words([int(c) for c in seen.hand])
     view = seen.view
     if top == int(cardlib.JOKER):
         completes = bool(engine_melds.joker_in_meld(lo, r.min_run, r.ace_high))
@@ -358,7 +358,7 @@ def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: ru
     else:
         completes = bool(engine_melds.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
         on_table = (int(view[V_ACCEPT]) >> top) & 1 == 1
-    can_add = seen.opened[seat] or r.add_before_opening
+    can_add = seen.opened or r.add_before_opening
     near = float(near_score(top, lo, hi, seen.pub, view))
     may_take = draw is not None and any(c.startswith("take ") for c in before.legal_choices())
     return DrawReason(source, card, cardlib.Card(top).text(), may_take, completes, bool(can_add and on_table), near)
@@ -368,11 +368,11 @@ def _discard_options(at: Position, seat: int, thrown: str, strategy: strategy_li
                      r: rules.Ruleset) -> tuple[DiscardOption, ...]:
     """Every legal discard at the discard decision ``at``, weighed as ``choose_discard`` does."""
     seen = at.observe(seat)
-    hand = [int(c) for c in cardlib.parse(seen.hand)]
+    hand = [int(c) for c in seen.hand]
     lo_w, hi_w, _ = hand_words(hand)
     pub, view = seen.pub, seen.view
     table_mask, joker_fits = int(view[V_ACCEPT]), view[V_ACCEPT_JOKER] == 1
-    can_add = seen.opened[seat] or r.add_before_opening
+    can_add = seen.opened or r.add_before_opening
     in_melds = set()
     for codes in rules.candidate_melds(hand, r):
         in_melds.update(codes)
@@ -593,20 +593,20 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         outcome = "next"
 
     seen = before.observe(seat)
-    hand = [int(c) for c in cardlib.parse(seen.hand)]
+    hand = [int(c) for c in seen.hand]
     draw = _draw_reason(before, moves, seat, r)
     after_draw = sorted(hand + ([int(cardlib.parse(draw.card)[0])] if draw.card else []))
     found = rules.candidate_melds(after_draw, r)
     melds = tuple(sorted((MeldOption(m.text(), m.kind, m.points) for m in found.values()),
                          key=lambda m: (-m.points, m.cards)))
-    opened = seen.opened[seat]
+    opened = seen.opened
     contract = contract_ready = opening = threshold = None
     if r.game == "contrat":
         contract = r.contract(rules.contract_deal(rnd))
         contract_ready = rules.meets_contract(after_draw, rules.contract_deal(rnd), r)
     else:
         opening = rules.best_opening(after_draw, r)
-        threshold = int(seen.view[V_THRESHOLD])
+        threshold = seen.threshold
 
     discards: tuple[DiscardOption, ...] = ()
     rolled: tuple[Rollout, ...] = ()
@@ -623,7 +623,7 @@ def advise(source: Sequence[dict[str, Any]] | SeatView | str | dict[str, Any], i
         played=tuple(events[start:_turn_end(events, start)]), outcome=outcome,
         hand_after_draw=cardlib.format(after_draw), melds=melds, opening=opening, threshold=threshold,
         contract=contract, contract_ready=contract_ready, draw=draw, discards=discards,
-        tables=position.observe(seat).table, discard_take=r.discard_take, rollouts=rolled,
+        tables=position.table(), discard_take=r.discard_take, rollouts=rolled,
         position=format_view(before.view(seat)) if before.decision != "over" else "",
     )
 

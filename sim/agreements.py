@@ -168,11 +168,11 @@ def position_text(position: Position) -> str:
     the stock's size, the table, and the legal choices."""
     seat = position.seat
     seen = position.observe(seat)
-    pile = seen.pile.split()
-    table = "; ".join(f"{i}: {m}" for i, m in enumerate(seen.table)) or "empty"
-    opened = "opened" if seen.opened[seat] else "not opened"
+    pile = position.pile().split()
+    table = "; ".join(f"{i}: {m}" for i, m in enumerate(position.table())) or "empty"
+    opened = "opened" if seen.opened else "not opened"
     return (f"round {position.round}, turn {position.turn}, seat {seat} ({opened}) to {position.decision}: "
-            f"hand {seen.hand}; pile top {pile[-1] if pile else '-'}; stock {seen.stock_size}; table {table}; "
+            f"hand {position.hand(seat)}; pile top {pile[-1] if pile else '-'}; stock {seen.stock}; table {table}; "
             f"legal: {' | '.join(position.legal_choices())}")
 
 

@@ -62,7 +62,6 @@ from sim.engine.layout import (
     PUB_PILE,
     PUB_TABLE,
     PUB_TOOK,
-    V_THRESHOLD,
 )
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_PYTHON
@@ -93,6 +92,7 @@ from sim.engine.state import (
     S_TURNS,
 )
 from sim.engine.table import table_changed
+from sim.observation import Observation
 from sim.seat_view import (
     SeatView,
     StartMeld,
@@ -108,7 +108,7 @@ from sim.seat_view import (
 )
 from sim.trace import events_to_dicts, meld_cards
 
-__all__ = ["KernelState", "Observation", "Position", "RoundOutcome"]
+__all__ = ["KernelState", "Position", "RoundOutcome"]
 
 _DECISIONS = {engine_position.PH_DRAW: "draw", engine_position.PH_LAY: "lay", engine_position.PH_DISCARD: "discard",
               engine_position.PH_MAY_I: "may_i", engine_position.PH_END: "over"}
@@ -117,27 +117,6 @@ _EVENT_DECISION = {"draw": engine_position.PH_DRAW, "open": engine_position.PH_L
                    "add": engine_position.PH_LAY, "recover": engine_position.PH_LAY,
                    "discard": engine_position.PH_DISCARD, "may_i": engine_position.PH_MAY_I}
 
-
-
-@dataclass(frozen=True)
-class Observation:
-    """What one seat may see: its own hand and the public facts, never another hand nor the stock.
-
-    ``view`` and ``pub`` are the very arrays the compiled strategies read
-    (:mod:`sim.engine.layout`): ``view`` ``int64 (N_VIEW,)``, ``pub``
-    ``int64 (N_PUB, 53)``.
-    """
-
-    seat: int
-    hand: str
-    hand_sizes: tuple[int, ...]
-    pile: str
-    table: tuple[str, ...]
-    took: tuple[str, ...]
-    opened: tuple[bool, ...]
-    stock_size: int
-    view: np.ndarray
-    pub: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -671,22 +650,29 @@ class Position:
                 for i in range(int(self._ts[engine_position.TS_NDISCARD]))]
 
     def observe(self, seat: int) -> Observation:
-        """What ``seat`` may see now (see :class:`Observation`)."""
+        """What ``seat`` may see now, as the strategies see it (:class:`sim.observation.Observation`): its own
+        hand and the public counts, filled by the one engine function that fills them in play."""
         n = self.ruleset.players
         if not is_whole(seat, 0, n - 1):
             raise ValueError(f"seat must be 0 .. {n - 1}, got {seat!r}")
-        st, g = self._st, self._g
+        st = self._st
         view = np.zeros(N_VIEW, dtype=np.int64)
-        engine_position.observe(self._kr, st, g, int(seat), view)
-        pub = st.pub.copy()
-        took = tuple(cardlib.format([c for c in range(cardlib.N_CODES) for _ in range(int(pub[PUB_TOOK + s, c]))])
-                     for s in range(n))
-        return Observation(
-            seat=int(seat), hand=self.hand(seat), hand_sizes=tuple(int(x) for x in st.h_n[:n]),
-            pile=cardlib.format(int(c) for c in st.pile[: g[G_PILE]]),
-            table=tuple(self._meld_text(st.table[m]) for m in range(int(g[G_MELDS]))), took=took,
-            opened=tuple(bool(x) for x in st.seats[:n, S_OPENED]), stock_size=int(g[G_STOCK]), view=view, pub=pub,
-        )
+        engine_position.observe(self._kr, st, self._g, int(seat), view)
+        return Observation.of(st.h_lo[seat], st.h_hi[seat], view, st.pub)
+
+    def pile(self) -> str:
+        """The discard pile in card notation, its top card last (seen by every seat)."""
+        st = self._st
+        return cardlib.format(int(c) for c in st.pile[: self._g[G_PILE]])
+
+    def table(self) -> tuple[str, ...]:
+        """The table's melds in card notation, by their number (a joker written where it stands)."""
+        st = self._st
+        return tuple(self._meld_text(st.table[m]) for m in range(int(self._g[G_MELDS])))
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """How many cards each seat holds (seen by every seat)."""
+        return tuple(int(x) for x in self._st.h_n[:self.ruleset.players])
 
     # ---------------------------------------------------------- seat views
 
@@ -728,12 +714,11 @@ class Position:
             s == mover and st.seats[s, S_FIRST_LAY] == turn and self.decision != "draw"))
         threshold = None
         if self.ruleset.open_threshold_rises:
-            threshold = int(self.observe(seat).view[V_THRESHOLD])
+            threshold = self.observe(seat).threshold
         return SeatView(
             rules=preset, overrides=overrides, players=n, round=self.round, turn=turn, seat=seat, mover=mover,
             decision=self.decision, asked=self.seat if self.decision == "may_i" else None, hand=self.hand(seat),
-            hand_sizes=tuple(int(x) for x in st.h_n[:n]), table=tuple(table),
-            pile=cardlib.format(int(c) for c in st.pile[: g[G_PILE]]), pile_unseen=0, stock=int(g[G_STOCK]),
+            hand_sizes=self.hand_sizes(), table=tuple(table), pile=self.pile(), pile_unseen=0, stock=int(g[G_STOCK]),
             restocks=int(g[G_RESTOCKS]), opened=tuple(s for s in range(n) if st.seats[s, S_OPENED]), laid=laid,
             threshold=threshold,
             took=tuple(cardlib.format(c for c in range(cardlib.N_CODES) for _ in range(int(st.pub[PUB_TOOK + s, c])))

@@ -45,8 +45,8 @@ import numpy as np
 
 from sim.cards import Card
 from sim.engine import callbacks
-from sim.engine.hand import hand_codes
 from sim.engine import policies as engine_policies
+from sim.observation import Observation
 
 __all__ = ["Action", "DiscardChoice", "PythonPolicy", "View", "register"]
 
@@ -54,46 +54,19 @@ _ACTION_NAMES = {engine_policies.ACT_STOP: "stop", engine_policies.ACT_OPEN: "op
                  engine_policies.ACT_ADD: "add", engine_policies.ACT_RECOVER: "recover"}
 
 
-@dataclass(frozen=True)
-class View:
-    """What the player sees when it decides.
+View = Observation
+"""What the player sees when it decides: :class:`sim.observation.Observation`, under the name strategies know.
 
-    Attributes
-    ----------
-    seat, next_seat : int
-        This seat and the seat that plays after it.
-    hand : list of Card
-        The player's own cards.
-    opened : bool
-        The player has opened (laid its first melds or its contract).
-    threshold : int
-        Points an opening must reach now (Rami 51).
-    stock : int
-        Cards left in the stock.
-    table, pile : numpy.ndarray of int, shape (53,)
-        How many copies of each card code lie on the table and in the pile.
-    table_takes : list of Card
-        The natural cards that could be added to a table meld now.
-    table_takes_joker : bool
-        A joker could be added to a table meld now.
-    took : numpy.ndarray of int, shape (6, 53)
-        Cards each seat took from the pile this round.
-    opened_seats : numpy.ndarray of int, shape (6,)
-        1 for each seat that has opened.
-    """
-
-    seat: int
-    next_seat: int
-    hand: list[Card]
-    opened: bool
-    threshold: int
-    stock: int
-    table: np.ndarray
-    pile: np.ndarray
-    table_takes: list[Card]
-    table_takes_joker: bool
-    took: np.ndarray
-    opened_seats: np.ndarray
+Its attributes: ``seat`` and ``next_seat``; ``hand`` (the player's own
+cards, a list of :class:`~sim.cards.Card`); ``opened``; ``threshold`` (the
+points an opening needs now); ``stock`` (cards left in it); ``table`` and
+``pile`` (copies of each card code there, arrays of 53); ``table_takes``
+and ``table_takes_joker`` (what could be added to a table meld now);
+``took`` (the cards each seat took from the pile, shape (6, 53)) and
+``opened_seats`` (1 for each seat that has opened); and the engine's own
+arrays behind them, ``lo`` and ``hi`` (the hand's words), ``view`` and
+``pub`` (:mod:`sim.engine.layout`), for a policy that calls compiled code.
+"""
 
 
 @dataclass(frozen=True)
@@ -141,14 +114,13 @@ class PythonPolicy:
         """Take the pile's top ``card`` (a legal take) instead of drawing?"""
         base, raw = self._base(), _RAW[id(view)]
         return bool(engine_policies.choose_take(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes,
-                                                fits_table,
-                                                raw["lo"], raw["hi"], raw["pub"], raw["view"]))
+                                                fits_table, *_hand(view), raw["pub"], raw["view"]))
 
     def action(self, view: View, actions: list[Action]) -> Action:
         """The laying action to play next; ``stop`` goes on to the discard."""
         base, raw = self._base(), _RAW[id(view)]
         i = engine_policies.choose_action(base.kind, base.vector(), _NO_RNG, view.seat, raw["act"], raw["facts"],
-                                          len(actions), raw["view"], raw["lo"], raw["hi"],
+                                          len(actions), raw["view"], *_hand(view),
                                           np.int64(raw["view"][engine_policies.V_JOKERS]), raw["pub"])
         return actions[i]
 
@@ -156,7 +128,7 @@ class PythonPolicy:
         """The card to throw."""
         base, raw = self._base(), _RAW[id(view)]
         code = engine_policies.choose_discard(base.kind, base.vector(), _NO_RNG, view.seat, raw["legal"], len(choices),
-                                              raw["penalty"], raw["in_meld"], raw["view"], raw["lo"], raw["hi"],
+                                              raw["penalty"], raw["in_meld"], raw["view"], *_hand(view),
                                               raw["pub"], *_table_accepts(raw["view"]))
         return Card(int(code))
 
@@ -164,11 +136,16 @@ class PythonPolicy:
         """Say "Puis-je ?" for the pile's top ``card`` (Rami contrat)?"""
         base, raw = self._base(), _RAW[id(view)]
         return bool(engine_policies.choose_may_i(base.kind, base.vector(), _NO_RNG, view.seat, int(card), completes,
-                                                 raw["lo"], raw["hi"], raw["pub"], raw["view"]))
+                                                 *_hand(view), raw["pub"], raw["view"]))
 
 
-_RAW: dict[int, dict] = {}  # the engine's arrays behind each View being decided
+_RAW: dict[int, dict] = {}  # the engine's own arrays behind each View being decided, and the question's
 _NO_RNG = np.zeros(6, dtype=np.uint64)  # the heuristic draws no random numbers
+
+
+def _hand(view: View) -> tuple[np.uint64, np.uint64]:
+    """The hand's words as the compiled heuristic takes them."""
+    return np.uint64(view.lo), np.uint64(view.hi)
 
 
 def _table_accepts(view) -> tuple[np.uint64, bool]:
@@ -189,24 +166,6 @@ def register(name: str, policy: PythonPolicy, description: str = "") -> None:
     slot = callbacks.register(partial(_answer, policy))
     doc = description or (type(policy).__doc__ or "a Python policy").strip().splitlines()[0]
     strategies.STRATEGIES[name] = strategies.Strategy(name, engine_policies.KIND_PYTHON, {}, doc, slot=slot)
-
-
-def _view(lo, hi, view, pub) -> View:
-    hand = [Card(c) for c in hand_codes(lo, hi, view[engine_policies.V_JOKERS])]
-    return View(
-        seat=int(view[engine_policies.V_SEAT]),
-        next_seat=int(view[engine_policies.V_NEXT]),
-        hand=hand,
-        opened=bool(view[engine_policies.V_OPENED]),
-        threshold=int(view[engine_policies.V_THRESHOLD]),
-        stock=int(view[engine_policies.V_STOCK]),
-        table=pub[engine_policies.PUB_TABLE].copy(),
-        pile=pub[engine_policies.PUB_PILE].copy(),
-        table_takes=[Card(c) for c in hand_codes(view[engine_policies.V_ACCEPT])],
-        table_takes_joker=bool(view[engine_policies.V_ACCEPT_JOKER]),
-        took=pub[engine_policies.PUB_TOOK : engine_policies.PUB_TOOK + 6].copy(),
-        opened_seats=pub[engine_policies.PUB_OPENED, :6].copy(),
-    )
 
 
 _ERRORS: list[BaseException] = []
@@ -238,8 +197,8 @@ def _answer(policy: PythonPolicy, question, a, b, c, lo, hi, view, pub) -> int:
 
 def _decide(policy, question, a, b, c, lo, hi, view, pub) -> int:
     """Build the view, ask ``policy``, check the answer."""
-    v = _view(lo, hi, view, pub)
-    raw = {"lo": np.uint64(lo), "hi": np.uint64(hi), "pub": pub, "view": view}
+    v = Observation.of(lo, hi, view, pub)
+    raw = {"pub": pub, "view": view}
     if question == engine_policies.Q_ACTION:
         raw["act"], raw["facts"] = a, b
     elif question == engine_policies.Q_DISCARD:

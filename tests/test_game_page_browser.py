@@ -104,8 +104,8 @@ def test_keyboard_steps_show_the_hands(driver: Any, analysis: Analysis, tmp_path
         position = sim.Position.from_trace(events, k + 1)
         shown, cards, _ = _hand(driver, position.seat)
         assert shown == "yes" and _same_cards(cards, position.hand(position.seat)), k
-        assert driver.find_element("id", "stock-size").text == f"{position.observe(position.seat).stock_size} cards"
-        pile = position.observe(position.seat).pile.split()
+        assert driver.find_element("id", "stock-size").text == f"{position.observe(position.seat).stock} cards"
+        pile = position.pile().split()
         top = driver.find_elements("css selector", "#pile-top .card[data-card]")
         assert [t.get_attribute("data-card") for t in top] == pile[-1:]
         # The toggle: every hand, then back to the seat to move's view.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import sim
 import strategies
+from sim.engine.layout import N_PUB, N_VIEW, V_STOCK
+from sim.observation import Observation
 from sim.rules.replay import check_trace
-from strategies.user import PythonPolicy, register
+from strategies.user import PythonPolicy, View, register
 
 
 class Hoarder(PythonPolicy):
@@ -71,10 +75,49 @@ def test_a_python_policy_sees_only_its_own_hand_and_public_counts():
     assert Spy.seen
     for view in Spy.seen:
         assert view.seat == 0 and len(view.hand) >= 1
-        assert set(vars(view)) == {
-            "seat", "next_seat", "hand", "opened", "threshold", "stock", "table", "pile",
-            "table_takes", "table_takes_joker", "took", "opened_seats",
-        }
+        # It holds the hand's words and the engine's public arrays, nothing else; the rest is read from them.
+        assert [f.name for f in dataclasses.fields(view)] == ["lo", "hi", "view", "pub"]
+        assert isinstance(view, View) and View is Observation
+        assert view.view.shape == (N_VIEW,) and view.pub.shape == (N_PUB, 53)
+        for name in ("next_seat", "opened", "threshold", "stock", "table_takes", "table_takes_joker"):
+            getattr(view, name)
+        assert view.table.shape == view.pile.shape == (53,) and view.took.shape == (6, 53)
+        assert view.opened_seats.shape == (6,) and view.opened_seats[0] == view.opened
+        assert view.stock + sum(view.pile) + sum(view.table) + len(view.hand) <= 108
+
+
+def test_a_view_kept_stays_what_the_seat_saw():
+    # The engine writes on into its arrays after the decision: a view a policy keeps is a copy.
+    kept = []
+
+    class Keeper(PythonPolicy):
+        """Greedy, keeping every view it is shown with what it held then."""
+
+        def discard(self, view, choices):
+            kept.append((view, view.pub.copy(), view.view.copy()))
+            return super().discard(view, choices)
+
+    register("keeper-of-views", Keeper())
+    sim.simulate("rami51", ["keeper-of-views", "greedy"], n_games=2, seed=3)
+    assert len({int(view.stock) for view, _, _ in kept}) > 1
+    for view, pub, scalars in kept:
+        assert (view.pub == pub).all() and (view.view == scalars).all() and view.stock == scalars[V_STOCK]
+
+
+def test_a_policy_that_changes_its_view_changes_nothing_its_base_reads():
+    class Scribbler(PythonPolicy):
+        """Greedy, after writing over the counts it was shown."""
+
+        def take(self, view, card, completes, fits_table):
+            view.table[:] = 2
+            view.pile[:] = 0
+            view.took[:] = 1
+            return super().take(view, card, completes, fits_table)
+
+    register("scribbler", Scribbler())
+    ours = sim.simulate("rami51", ["scribbler", "greedy"], n_games=10, seed=6)
+    base = sim.simulate("rami51", ["greedy", "greedy"], n_games=10, seed=6)
+    assert ours.drop("strategy").equals(base.drop("strategy"))
 
 
 def test_registering_checks_names():

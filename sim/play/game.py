@@ -329,9 +329,10 @@ class TableGame:
         n = self.ruleset.players
         points = list(outcome.points)
         self.totals = [t + x for t, x in zip(self.totals, points)]
+        opened = [bool(x) for x in p.observe(self.seat).opened_seats[:n]]
         end = {"type": "round_end", "round": p.round, "winner": outcome.winner, "rami_sec": outcome.rami_sec,
-               "hands": [p.hand(s) for s in range(n)], "opened": list(p.observe(self.seat).opened),
-               "points": points, "totals": list(self.totals)}
+               "hands": [p.hand(s) for s in range(n)], "opened": opened, "points": points,
+               "totals": list(self.totals)}
         self.events += p.events + list(outcome.events) + [end]
         self._frame(None, [*outcome.events, end])
         self.rounds.append({"round": p.round, "winner": outcome.winner, "blocked": outcome.blocked,
