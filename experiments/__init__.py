@@ -4,10 +4,13 @@ One module per question (its title is the question), on a framework in
 three parts in the manner of rliable: :mod:`experiments.metrics` (pure
 functions from result rows to per-game sums), :mod:`experiments.stats`
 (interval estimates clustered by game) and :mod:`experiments.plots`
-(figures, returned, never saved); :mod:`experiments.design` plays the arms
-on common deals, declares the typed :class:`~experiments.design.Experiment`
-each module gives as its ``EXPERIMENT``, and runs it through the results
-store; :mod:`experiments.report` writes the pages of ``reports/``.
+(figures, returned, never saved). Each module gives its typed config
+(:mod:`experiments.configs`), plays arms on common deals
+(:mod:`experiments.arms`) as the parts of its run (:mod:`experiments.parts`),
+and declares all of it as its ``EXPERIMENT``, a typed
+:class:`~experiments.experiment.Experiment`; :mod:`experiments.runner` runs
+it through the results store into its findings (:mod:`experiments.findings`),
+and :mod:`experiments.report` writes the pages of ``reports/``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import importlib
 import typing
 
 if typing.TYPE_CHECKING:
-    from experiments.design import Experiment
+    from experiments.experiment import Experiment
 
 __all__ = ["EXPERIMENTS", "REPORTED", "load"]
 

@@ -51,8 +51,10 @@ import polars as pl
 from matplotlib.figure import Figure
 
 import sim
-from experiments import design, plots, stats
-from experiments.design import Finding, Results
+from experiments import configs, plots, stats
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for
+from experiments.runner import DATA, row_config
 from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import Step, analyse_step, walk
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
@@ -71,7 +73,7 @@ GAMES_PER_BATCH = 2
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -236,7 +238,7 @@ class DecisionsPart:
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
         identity = provenance.dataset_identity({"positions of": "every decision of one seat, analysed",
-                                                 "config": design.row_config(self.config),
+                                                 "config": row_config(self.config),
                                                  "tables": ["positions", "traces"]})
         run = provenance.run_record("analysed decisions of bot games", store.now(), first_game, n_games,
                                     GAMES_PER_BATCH, f"{self.config.workers or 2} rollout threads")
@@ -250,7 +252,7 @@ class DecisionsPart:
 def traces(folder: Path | str) -> pl.DataFrame:
     """The traces of a run's games (``folder``: the run's folder, beside ``summary.json``), one row per
     strategy and game; ``json.loads(row["trace"])`` is the game's events."""
-    return store.load(Path(folder) / design.DATA / "positions", "traces").collect()
+    return store.load(Path(folder) / DATA / "positions", "traces").collect()
 
 
 # ----------------------------------------------------------------- analysis
@@ -266,7 +268,7 @@ def _estimate(per_game: pl.DataFrame, total: str, count: str, config: Config, sa
     if per_game.height < 2 or float(per_game[count].sum()) <= 0:
         return None
     return stats.ratio_estimate(per_game[total].to_numpy().astype(float), per_game[count].to_numpy().astype(float),
-                                design.rng_for(config, salt), config.resamples, unit="game")
+                                rng_for(config, salt), config.resamples, unit="game")
 
 
 def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
@@ -429,7 +431,7 @@ def page_blocks(runs: list[Results]) -> list[tuple]:
     return blocks
 
 
-EXPERIMENT = design.experiment_from(
+EXPERIMENT = experiment_from(
     sys.modules[__name__], parts=lambda config: [DecisionsPart(config)], sequential=False, order=(),
     estimand=ESTIMAND, edition_note=edition_note, row_facts=row_facts, page_blocks=page_blocks, notes=tuple(NOTES),
     compiles=("positions",))

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from experiments import design, metrics, stats
-from experiments.design import Finding
+from experiments import configs, metrics, stats
+from experiments.findings import Finding, rng_for, rounds_by_arm
 
 __all__ = ["Comparison", "Metric", "focal_findings"]
 
@@ -40,7 +40,7 @@ class Comparison:
 
 def focal_findings(
     frame: pl.DataFrame,
-    config: design.Config,
+    config: configs.Config,
     comparisons: Sequence[Comparison],
     measures: Mapping[str, Metric],
     focal: int = 0,
@@ -51,7 +51,7 @@ def focal_findings(
     Parameters
     ----------
     frame : polars.DataFrame
-        The experiment's rows (arms of :func:`experiments.design.play_arms`).
+        The experiment's rows (arms of :func:`experiments.arms.play_arms`).
     comparisons : sequence of Comparison
     measures : mapping of metric name to Metric
     focal : int
@@ -61,7 +61,7 @@ def focal_findings(
     """
     findings = []
     seat = pl.col("strategy_index") == focal
-    rounds = design.rounds_by_arm(frame)  # once, rather than for every measure and arm
+    rounds = rounds_by_arm(frame)  # once, rather than for every measure and arm
     for m_index, (name, m) in enumerate(measures.items()):
         where = seat if m.where is None else seat & m.where
         table = metrics.per_game(frame, m.value, where)
@@ -72,10 +72,10 @@ def focal_findings(
                     continue
                 seen.add(arm)
                 t, n = metrics.cluster_arrays(table, arm=arm)
-                est = stats.ratio_estimate(t, n, design.rng_for(config, 1000 * m_index + len(seen)), config.resamples)
+                est = stats.ratio_estimate(t, n, rng_for(config, 1000 * m_index + len(seen)), config.resamples)
                 findings.append(Finding(name, (arm,), est, len(t), rounds.get(arm, 0), c.group, better=m.better))
             arrays = metrics.paired_arrays(table, {"arm": c.arm}, {"arm": c.reference})
-            est = stats.paired_difference(*arrays, design.rng_for(config, 1000 * m_index + 500 + c_index),
+            est = stats.paired_difference(*arrays, rng_for(config, 1000 * m_index + 500 + c_index),
                                           config.resamples)
             findings.append(Finding(name, (c.arm, c.reference), est, len(arrays[0]),
                                     rounds.get(c.arm, 0) + rounds.get(c.reference, 0), c.group,

@@ -20,8 +20,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, search_player, wording
-from experiments.design import Arm, Finding
+from experiments import compare, configs, metrics, plots, search_player, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results
+from experiments.parts import arm_parts
 
 TITLE = "What is the discard pile worth?"
 FOCAL = 0
@@ -33,7 +36,7 @@ MEASURES = {
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -98,7 +101,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     from experiments import report
 
     return [("h2", "Never taking against taking when it helps"),
@@ -119,12 +122,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"points": fig1, "wins": fig2}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=search_player.with_reading("discard_pile", page_blocks),
-                                       cites=(search_player.PAGE,))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=search_player.with_reading("discard_pile", page_blocks),
+                             cites=(search_player.PAGE,))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

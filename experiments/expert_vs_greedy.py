@@ -39,8 +39,11 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import sim  # noqa: E402
-from experiments import compare, design, metrics, plots, stats, wording  # noqa: E402
-from experiments.design import Arm, Finding  # noqa: E402
+from experiments import compare, configs, metrics, plots, stats, wording  # noqa: E402
+from experiments.arms import Arm  # noqa: E402
+from experiments.experiment import experiment_from  # noqa: E402
+from experiments.findings import Finding, Results, rng_for, rounds_of  # noqa: E402
+from experiments.parts import arm_parts  # noqa: E402
 
 TITLE = "Does the expert strategy score fewer points than greedy?"
 FOCAL = 0  # position of the expert in its arm's strategy list (the column strategy_index)
@@ -49,7 +52,7 @@ GREEDY = "greedy in its seat"
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -142,16 +145,16 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     table = frame.filter(pl.col("arm") == EXPERT)
     games = game_differences(table)
     rounds = games["rounds"].to_numpy().astype(float)
-    est = stats.ratio_estimate(games["d"].to_numpy() * rounds, rounds, design.rng_for(config, 1), config.resamples)
+    est = stats.ratio_estimate(games["d"].to_numpy() * rounds, rounds, rng_for(config, 1), config.resamples)
     findings = [Finding("points per round, expert minus the greedy seats of its table", (EXPERT,), est, games.height,
-                        design.rounds_of(table), headline=True, better="lower")]
+                        rounds_of(table), headline=True, better="lower")]
     measures = {metrics.POINTS_PER_ROUND: compare.Metric(pl.col("points"), "lower")}
     findings += compare.focal_findings(frame, config, [compare.Comparison(EXPERT, GREEDY)], measures, FOCAL,
                                        levels=False)
     wins = metrics.win_shares(frame).filter(pl.col("strategy_index") == FOCAL)
     arrays = metrics.paired_arrays(wins, {"arm": EXPERT}, {"arm": GREEDY})
-    est = stats.paired_difference(*arrays, design.rng_for(config, 2), config.resamples)
-    findings.append(Finding(metrics.GAMES_WON, (EXPERT, GREEDY), est, len(arrays[0]), design.rounds_of(frame),
+    est = stats.paired_difference(*arrays, rng_for(config, 2), config.resamples)
+    findings.append(Finding(metrics.GAMES_WON, (EXPERT, GREEDY), est, len(arrays[0]), rounds_of(frame),
                             better="higher"))
     return findings
 
@@ -185,7 +188,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
             f"Every interval is 95% over {e.clusters:,} games, each strategy played from every seat of every deal."]
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     from experiments import report
 
     return [("h2", "The expert against greedy"),
@@ -208,12 +211,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"points": fig}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks)
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=page_blocks)
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)
 

@@ -42,8 +42,10 @@ import polars as pl
 from matplotlib.figure import Figure
 
 import sim
-from experiments import design, plots, stats, wording
-from experiments.design import Finding
+from experiments import configs, plots, stats, wording
+from experiments.experiment import Experiment, experiment_from
+from experiments.findings import Finding, Results, rng_for
+from experiments.runner import read_summary, row_config
 from sim import ahead, provenance, rules, store
 from sim.analysis.analyse import decision_of
 from sim.analysis.decisions import MARK_THRESHOLDS, Analysis
@@ -60,7 +62,7 @@ LEVEL = "round points after the choice"
 
 
 @dataclass(frozen=True)
-class ForkConfig(design.Config):
+class ForkConfig(configs.Config):
     """What a fork experiment's config holds.
 
     Attributes
@@ -254,7 +256,7 @@ class PositionsPart:
     def play(self, folder: Path, first_game: int, n_games: int, workers: int | None,
              progress: Callable[[int], None] | None) -> None:
         identity = provenance.dataset_identity({"positions of": f"{self.fork.now} or {self.fork.other}",
-                                                 "salt": self.fork.salt, "config": design.row_config(self.config),
+                                                 "salt": self.fork.salt, "config": row_config(self.config),
                                                  "tables": ["positions"]})
         run = provenance.run_record(f"fork positions {self.fork.now!r} / {self.fork.other!r}", store.now(),
                                     first_game, n_games, GAMES_PER_BATCH, f"{rollout_threads(self.config)} rollout threads")
@@ -295,7 +297,7 @@ def estimate(frame: pl.DataFrame, column: str, config: ForkConfig, salt: int) ->
     if per_game.height < 2:
         return None
     e = stats.ratio_estimate(per_game["total"].to_numpy(), per_game["count"].to_numpy(),
-                             design.rng_for(config, salt), config.resamples, unit="game")
+                             rng_for(config, salt), config.resamples, unit="game")
     unpaired = float(frame["var_unpaired"].sum())
     ratio = float(frame["var_paired"].sum()) / unpaired if column == "diff" and unpaired > 0 else float("nan")
     return stats.Estimate(e.estimate, e.low, e.high, e.normal_low, e.normal_high, e.clusters, e.unit, ratio)
@@ -367,9 +369,9 @@ def figures(fork: Fork, frame: pl.DataFrame, findings: list[Finding], x: str, xl
 # ------------------------------------------------------------------ running
 
 
-def experiment(module: ModuleType, fork: Fork, **declared: Any) -> design.Experiment:
-    """A fork module's :class:`~experiments.design.Experiment`: its positions as the one part, the fork page."""
-    return design.experiment_from(
+def experiment(module: ModuleType, fork: Fork, **declared: Any) -> Experiment:
+    """A fork module's :class:`~experiments.experiment.Experiment`: its positions as the one part, the fork page."""
+    return experiment_from(
         module, parts=lambda config: [PositionsPart(fork, config)], sequential=False, order=(),
         estimand=ESTIMAND, edition_note=edition_note,
         row_facts=lambda frame: {"positions": frame.height, "games_with_positions": int(frame["game"].n_unique())},
@@ -385,7 +387,7 @@ ESTIMAND = ("a position's value is the mean over its trials of the seat's round 
 """The estimand the page header names."""
 
 
-def edition_note(results: design.Results, quick: bool) -> str:
+def edition_note(results: Results, quick: bool) -> str:
     """The page's opening note: what was played, and what the intervals resample."""
     c, p = results.config, results.provenance
     edition = "Quick edition" if quick else "Full edition"
@@ -398,7 +400,7 @@ def edition_note(results: design.Results, quick: bool) -> str:
     return note
 
 
-def game_level(results: design.Results, experiment: str) -> tuple[dict[str, Any] | None, str]:
+def game_level(results: Results, experiment: str) -> tuple[dict[str, Any] | None, str]:
     """The ``summary.json`` of a game-level experiment at the same seed, and where it was found.
 
     Looked for beside this run in its report folder, then in the full
@@ -412,7 +414,7 @@ def game_level(results: design.Results, experiment: str) -> tuple[dict[str, Any]
                    "the committed full edition"))
     for folder, where in places:
         try:
-            return design.read_summary(folder), where
+            return read_summary(folder), where
         except (OSError, ValueError):
             continue
     return None, ""
@@ -436,7 +438,7 @@ def example_analysis(fork: Fork, config: ForkConfig, row: dict[str, Any]) -> Ana
                     r.lower_is_better, (decision,))
 
 
-def page_blocks(fork: Fork, runs: Sequence[design.Results], game_rows: Callable[[dict[str, Any]], list[list[str]]],
+def page_blocks(fork: Fork, runs: Sequence[Results], game_rows: Callable[[dict[str, Any]], list[list[str]]],
                 experiment: str, habit_words: str, groups_title: str, describe: Callable[[dict[str, Any]], str]
                 ) -> list[tuple]:
     """The fork page's own sections: beside the game-level answer, the breakdown, example positions (each with

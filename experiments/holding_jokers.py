@@ -21,8 +21,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, search_player, wording
-from experiments.design import Arm, Finding
+from experiments import compare, configs, metrics, plots, search_player, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results
+from experiments.parts import arm_parts
 
 TITLE = "What does holding jokers cost?"
 FOCAL = 0
@@ -30,7 +33,7 @@ HABITS = {0: "lays jokers at once", 1: "keeps jokers for the opening", 2: "keeps
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -126,7 +129,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return [head, *lines, f"Every interval is 95% over {games:,} games per habit and table size."]
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     from experiments import report
 
     return [("h2", "Each habit against laying jokers at once"),
@@ -159,13 +162,13 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"policy": fig1, "held": fig2}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=search_player.with_reading("holding_jokers", page_blocks),
-                                       notes=tuple(NOTES),
-                                       cites=(search_player.PAGE,))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=search_player.with_reading("holding_jokers", page_blocks),
+                             notes=tuple(NOTES),
+                             cites=(search_player.PAGE,))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

@@ -26,7 +26,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from experiments import forks, metrics, plots
-from experiments.design import Finding, Results
+from experiments.findings import Finding, Results
 
 TITLE = "Lay the joker now or keep it: what is this one decision worth?"
 

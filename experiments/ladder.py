@@ -63,7 +63,8 @@ from matplotlib.figure import Figure
 
 import sim
 import strategies as strategy_lib
-from experiments import design, metrics, plots, stats
+from experiments import metrics, plots, stats
+from experiments.arms import rotated_seats, rotation_columns
 from experiments.stats import Estimate
 from experiments.tournament import claim_folder, dataset_rows, identity, play_table
 from sim import distributed, rules
@@ -535,7 +536,7 @@ def _rotations(df: pl.DataFrame, n: int, label: str, only: int | None = None) ->
     as a player's is. Every seat plays the reference, so every rotation would deal the very same game.
     ``only``: the rows of one rotation's own games, labelled as that rotation (a player's table)."""
     df = df.with_columns(pl.col(pl.Categorical).cast(pl.String), pl.col(pl.Enum).cast(pl.String))
-    return pl.concat([df.with_columns(*design.rotation_columns(k, n, label))
+    return pl.concat([df.with_columns(*rotation_columns(k, n, label))
                       for k in (range(n) if only is None else [only])])
 
 
@@ -685,7 +686,7 @@ def _play_stored(r: rules.Ruleset, seated: list[strategy_lib.Strategy], seed: in
     batch = math.ceil(games / threads) if s.base is not None else None
     frames = []
     for k in range(n):
-        order = design.rotated_seats(seated, k)
+        order = rotated_seats(seated, k)
         # The permission to seat the ceiling is given where it sits, and only there.
         sim.simulate(r, order, n_games=games, seed=seed, workers=workers, progress=tick, batch_size=batch,
                      out=folder / f"rotation-{k}", allow_clairvoyant=strategy_lib.clairvoyant(s))

@@ -24,8 +24,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, search_player, stats, wording
-from experiments.design import Arm, Finding
+from experiments import compare, configs, metrics, plots, search_player, stats, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for, rounds_of
+from experiments.parts import arm_parts
 
 TITLE = 'What is "Puis-je ?" worth in Rami contrat?'
 FOCAL = 0
@@ -50,7 +53,7 @@ NOTES = [
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -88,14 +91,14 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     wins = metrics.win_shares(frame).filter(pl.col("strategy_index") == FOCAL)
     for k, name in enumerate(HABITS):
         t, c = metrics.cluster_arrays(wins, arm=name)
-        est = stats.ratio_estimate(t, c, design.rng_for(config, 8000 + k), config.resamples)
+        est = stats.ratio_estimate(t, c, rng_for(config, 8000 + k), config.resamples)
         findings.append(Finding(metrics.GAMES_WON, (name,), est, len(t),
-                                design.rounds_of(frame.filter(pl.col("arm") == name)), better="higher"))
+                                rounds_of(frame.filter(pl.col("arm") == name)), better="higher"))
     for k, (a, b) in enumerate(COMPARISONS):
         arrays = metrics.paired_arrays(wins, {"arm": a}, {"arm": b})
-        est = stats.paired_difference(*arrays, design.rng_for(config, 9000 + k), config.resamples)
+        est = stats.paired_difference(*arrays, rng_for(config, 9000 + k), config.resamples)
         both = frame.filter(pl.col("arm").is_in([a, b]))
-        findings.append(Finding(metrics.GAMES_WON, (a, b), est, len(arrays[0]), design.rounds_of(both),
+        findings.append(Finding(metrics.GAMES_WON, (a, b), est, len(arrays[0]), rounds_of(both),
                                 better="higher"))
     return findings
 
@@ -142,7 +145,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     """One table: each habit's level and its difference from never asking, every seed."""
     seeds = [r.config.seed for r in runs]
     rows = []
@@ -191,14 +194,14 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"points": fig1, "asks": fig2}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=search_player.with_reading("may_i", page_blocks),
-                                       claims=claims,
-                                       notes=tuple(NOTES),
-                                       cites=(search_player.PAGE,))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=search_player.with_reading("may_i", page_blocks),
+                             claims=claims,
+                             notes=tuple(NOTES),
+                             cites=(search_player.PAGE,))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

@@ -1,6 +1,6 @@
 """Metrics: pure functions from result rows to per-cluster sums.
 
-The input is the frame an experiment plays (:func:`experiments.design.play_arm`):
+The input is the frame an experiment plays (:func:`experiments.arms.play_arm`):
 one row per arm, rotation, game, round and seat, with the columns of
 :data:`sim.RESULT_COLUMNS` plus ``arm`` and ``rotation``. The unit of
 resampling is the game (with all its rotations, in a duplicate arm), so every

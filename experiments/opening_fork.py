@@ -26,7 +26,7 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from experiments import forks, metrics
-from experiments.design import Finding, Results
+from experiments.findings import Finding, Results
 
 TITLE = "Open now or wait: what is this one decision worth?"
 

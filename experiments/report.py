@@ -25,9 +25,11 @@ from sim import ahead, markup
 from sim.api import say_compiling
 
 import experiments
-from experiments import design, wording
+from experiments import configs, wording
 from experiments import study as study_lib
-from experiments.design import Experiment, Finding, Results
+from experiments.experiment import Block, Experiment
+from experiments.findings import Finding, Results
+from experiments.runner import DATA, RUN, data_fits, read_summary, reanalyse
 
 __all__ = ["agreement", "build_report", "claims", "compare_claims", "difference_table", "edition_config", "run_order", "run_study", "write_document",
            "write_figures", "write_index", "write_page"]
@@ -43,15 +45,12 @@ ESTIMAND = ("a figure per round (points, turns, a rate of rounds or seat-rounds)
             "played to 500 points, the two differ (docs/experiments.md, \"The estimand\").")
 """The page header's estimand, unless an experiment names its own (:attr:`Experiment.estimand`)."""
 
-Block = design.Block  # ("h2", text) | ("p", text) | ("ul", [text]) | ("table", header, rows) | ("fig", name, caption) | ("pre", text)
-
-
-def edition_config(experiment: Experiment, seed: int, quick: bool) -> design.Config:
+def edition_config(experiment: Experiment, seed: int, quick: bool) -> configs.Config:
     """The config of ``experiment`` for one seed of the quick or full edition."""
     return experiment.config(quick, seed=seed)
 
 
-def command_for(name: str, config: design.Config) -> str:
+def command_for(name: str, config: configs.Config) -> str:
     """The ``rami experiment run`` command that reproduces ``config``."""
     default = type(config)()
     parts = ["rami", "experiment", "run", name, "--seed", str(config.seed)]
@@ -86,7 +85,7 @@ def agreement(first: Finding, second: Finding) -> bool:
     return same_side and overlap
 
 
-def claims(experiment: Experiment, findings: Sequence[Finding], config: design.Config) -> dict[str, str]:
+def claims(experiment: Experiment, findings: Sequence[Finding], config: configs.Config) -> dict[str, str]:
     """What a page concludes, as words without numbers: the experiment's ``claims``, else each comparison's verdict.
 
     Two seeds read an experiment the same way when their claims are equal:
@@ -296,7 +295,7 @@ def build_report(
     names: Sequence[str] = experiments.REPORTED,
     seeds: Sequence[int] = SEEDS,
     progress: Callable[[str, int, int, int], None] | None = None,
-    configure: Callable[[design.Config], design.Config] | None = None,
+    configure: Callable[[configs.Config], configs.Config] | None = None,
     reuse: bool = False,
     workers: int | None = None,
     scheduler: Any = None,
@@ -317,7 +316,7 @@ def build_report(
     reuse : bool
         Where a run of the same config already wrote its rows in ``folder``,
         analyse those again instead of playing the games
-        (:func:`experiments.design.reanalyse`).
+        (:func:`experiments.runner.reanalyse`).
     workers : int, optional
         Engine threads (default every core; results do not depend on it).
     scheduler : str or distributed.Client, optional
@@ -333,7 +332,7 @@ def build_report(
 
 def _build_report(folder: Path, quick: bool, names: Sequence[str], seeds: Sequence[int],
                   progress: Callable[[str, int, int, int], None] | None,
-                  configure: Callable[[design.Config], design.Config] | None, reuse: bool,
+                  configure: Callable[[configs.Config], configs.Config] | None, reuse: bool,
                   workers: int | None) -> Path:
     """:func:`build_report` inside the job's cluster session (if any)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -354,12 +353,12 @@ def _build_report(folder: Path, quick: bool, names: Sequence[str], seeds: Sequen
                     config = configure(config)
                 out = folder / name / f"seed-{seed}"
                 if reuse and _same_run(out, config):
-                    runs.append(design.reanalyse(experiment, out))
+                    runs.append(reanalyse(experiment, out))
                     continue
-                if not design.data_fits(out / design.DATA, experiment, config):
+                if not data_fits(out / DATA, experiment, config):
                     # The edition's own earlier run of another config: its rows are replaced, as its pages are.
-                    log.warning("%s: rows of another config; playing this edition's afresh", out / design.DATA)
-                    shutil.rmtree(out / design.DATA)
+                    log.warning("%s: rows of another config; playing this edition's afresh", out / DATA)
+                    shutil.rmtree(out / DATA)
                 tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
                 runs.append(experiment.run(config, out, tick, workers=workers))
             played.add(name)
@@ -394,13 +393,13 @@ def run_order(names: Sequence[str]) -> list[str]:
     return sorted(names, key=ready_at.__getitem__)
 
 
-def _same_run(folder: Path, config: design.Config) -> bool:
+def _same_run(folder: Path, config: configs.Config) -> bool:
     """Whether ``folder`` holds the rows of a run of ``config``."""
     try:
-        stored = design.read_summary(folder)["config"]
+        stored = read_summary(folder)["config"]
     except (OSError, ValueError, KeyError):
         return False
-    return stored == config.to_dict() and (folder / design.DATA / design.RUN).exists()
+    return stored == config.to_dict() and (folder / DATA / RUN).exists()
 
 
 def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path:
@@ -418,7 +417,7 @@ def write_index(folder: Path, quick: bool, seeds: Sequence[int] = SEEDS) -> Path
                 continue
             experiment, at = study_lib.experiment_of(found), found.seeds
         try:
-            summaries = [design.read_summary(folder / name / f"seed-{seed}") for seed in at]
+            summaries = [read_summary(folder / name / f"seed-{seed}") for seed in at]
         except OSError:
             continue
         runs = [[Finding.from_dict(f) for f in summary["findings"]] for summary in summaries]

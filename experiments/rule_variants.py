@@ -20,8 +20,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import design, metrics, plots, stats, wording
-from experiments.design import Arm, Finding
+from experiments import configs, metrics, plots, stats, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for, rounds_of
+from experiments.parts import arm_parts
 
 TITLE = "What do the rule variants of Rami 51 change?"
 STANDARD = "standard"
@@ -44,7 +47,7 @@ VARIANTS: dict[str, tuple[dict, str]] = {
 }
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -96,14 +99,14 @@ def tables(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
 
 def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     findings = []
-    rounds = {a: design.rounds_of(frame.filter(pl.col("arm") == a)) for a in (STANDARD, *config.variants)}
+    rounds = {a: rounds_of(frame.filter(pl.col("arm") == a)) for a in (STANDARD, *config.variants)}
     for m, (metric, table) in enumerate(tables(frame).items()):
         t, c = metrics.cluster_arrays(table, arm=STANDARD)
-        est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * m), config.resamples)
+        est = stats.ratio_estimate(t, c, rng_for(config, 100 * m), config.resamples)
         findings.append(Finding(metric, (STANDARD,), est, len(t), rounds[STANDARD]))
         for k, v in enumerate(config.variants):
             arrays = metrics.paired_arrays(table, {"arm": v}, {"arm": STANDARD})
-            est = stats.paired_difference(*arrays, design.rng_for(config, 100 * m + 1 + k), config.resamples)
+            est = stats.paired_difference(*arrays, rng_for(config, 100 * m + 1 + k), config.resamples)
             findings.append(Finding(metric, (v, STANDARD), est, len(arrays[0]), rounds[v] + rounds[STANDARD],
                                     headline=metric == metrics.POINTS_PER_ROUND))
     return findings
@@ -174,7 +177,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     """One table: every variant's change of every measure, the family-wise verdict marked."""
     first = runs[0]
     found = [{m: changes(r.findings, m) for m in METRICS} for r in runs]
@@ -212,13 +215,13 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return out
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks,
-                                       claims=claims,
-                                       notes=tuple(NOTES))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=page_blocks,
+                             claims=claims,
+                             notes=tuple(NOTES))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

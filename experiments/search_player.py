@@ -44,8 +44,12 @@ from typing import Any
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, wording
-from experiments.design import Arm, ArmPart, Finding
+from experiments import compare, configs, metrics, plots, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results
+from experiments.parts import ArmPart, arm_parts
+from experiments.runner import read_summary
 
 TITLE = "What does a strong player do?"
 FOCAL = 0
@@ -76,7 +80,7 @@ MAY_I = metrics.MAY_I_CARDS
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -155,8 +159,8 @@ class FirstGames:
 
 def parts(config: Config) -> list:
     rami51, contrat = _arms(config)
-    return [*design.arm_parts(rami51, config.seed),
-            *[FirstGames(p, config.contrat_games) for p in design.arm_parts(contrat, config.seed)]]
+    return [*arm_parts(rami51, config.seed),
+            *[FirstGames(p, config.contrat_games) for p in arm_parts(contrat, config.seed)]]
 
 
 def _threshold() -> int:
@@ -334,7 +338,7 @@ def reading_of(report: str, summary: dict[str, Any]) -> Reading | None:
     return next((r for r in readings(found) if r.report == report), None)
 
 
-def beside(report: str, runs: Sequence[design.Results]) -> list[tuple]:
+def beside(report: str, runs: Sequence[Results]) -> list[tuple]:
     """The blocks another report's page adds when this experiment ran in the same edition: its reading, linked here.
 
     ``runs`` are that report's runs, written under ``EDITION/report/seed-N``;
@@ -344,7 +348,7 @@ def beside(report: str, runs: Sequence[design.Results]) -> list[tuple]:
     if out is None:
         return []
     try:
-        summary = design.read_summary(Path(out).parent.parent / PAGE / f"seed-{runs[0].config.seed}")
+        summary = read_summary(Path(out).parent.parent / PAGE / f"seed-{runs[0].config.seed}")
     except (OSError, ValueError):
         return []
     reading = reading_of(report, summary)
@@ -357,11 +361,11 @@ def beside(report: str, runs: Sequence[design.Results]) -> list[tuple]:
     return [("h2", "Beside a strong player"), ("p", f"{reading.text} See {link}")]
 
 
-def with_reading(report: str, page_blocks: Callable[[list[design.Results]], list[tuple]]
-                 ) -> Callable[[list[design.Results]], list[tuple]]:
+def with_reading(report: str, page_blocks: Callable[[list[Results]], list[tuple]]
+                 ) -> Callable[[list[Results]], list[tuple]]:
     """``report``'s ``page_blocks`` followed by :func:`beside`: how its page links to this one."""
 
-    def blocks(runs: list[design.Results]) -> list[tuple]:
+    def blocks(runs: list[Results]) -> list[tuple]:
         return [*page_blocks(runs), *beside(report, runs)]
 
     return blocks
@@ -436,7 +440,7 @@ def measure(config: Config) -> dict[str, Any]:
     return {"timing": rows}
 
 
-def edition_note(results: design.Results, quick: bool) -> str:
+def edition_note(results: Results, quick: bool) -> str:
     c = results.config
     size = (f"{c.games:,} Rami 51 games and {c.contrat_games:,} Rami contrat games per arm and seed, the search at "
             f"trials {', '.join(map(str, c.budgets))} (behaviour at {c.trials}), a timing pass of {c.timing_games} "
@@ -449,7 +453,7 @@ def edition_note(results: design.Results, quick: bool) -> str:
             "are not independent).")
 
 
-def _timing_table(runs: Sequence[design.Results]) -> tuple:
+def _timing_table(runs: Sequence[Results]) -> tuple:
     rows = []
     for r in runs:
         for t in r.provenance.get("measured", {}).get("timing", []):
@@ -460,7 +464,7 @@ def _timing_table(runs: Sequence[design.Results]) -> tuple:
                       "ms of CPU per decision"], rows)
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     from experiments import report
 
     first = runs[0]
@@ -503,7 +507,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
     return blocks
 
 
-def _only(runs: Sequence[design.Results], *groups: str) -> list[design.Results]:
+def _only(runs: Sequence[Results], *groups: str) -> list[Results]:
     """``runs`` with only the findings of ``groups``, for a table of one question."""
     return [dataclasses.replace(r, findings=[f for f in r.findings if f.group in groups]) for r in runs]
 
@@ -540,12 +544,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config,
     return {"strength": fig1, "behaviour": fig2}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__], parts=parts, page_blocks=page_blocks, claims=claims,
-                                    edition_note=edition_note, measure=measure,
-                                    compiles=("searching",))
+EXPERIMENT = experiment_from(sys.modules[__name__], parts=parts, page_blocks=page_blocks, claims=claims,
+                             edition_note=edition_note, measure=measure,
+                             compiles=("searching",))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)
 

@@ -25,8 +25,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import design, metrics, plots, stats, wording
-from experiments.design import Arm, Finding
+from experiments import configs, metrics, plots, stats, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for, rounds_of
+from experiments.parts import arm_parts
 from sim import rules
 
 TITLE = "Does the seat, or playing first, give an advantage?"
@@ -34,7 +37,7 @@ TABLES = {"rami51": (2, 3, 4, 5), "contrat": (3, 4, 5), "basic": (2, 3, 4, 5, 6)
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -93,22 +96,22 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     no_winner = metrics.per_round(frame, pl.col("blocked").cast(pl.String) != "none")
     for k, (game, p) in enumerate(_tables(config)):
         arm = arm_name(game, p)
-        n_rounds = design.rounds_of(frame.filter(pl.col("arm") == arm))
+        n_rounds = rounds_of(frame.filter(pl.col("arm") == arm))
         for seat in range(p):
             t, c = metrics.cluster_arrays(wins, arm=arm, seat=seat)
-            est = stats.ratio_estimate(t - c / p, c, design.rng_for(config, 100 * k + seat), config.resamples)
+            est = stats.ratio_estimate(t - c / p, c, rng_for(config, 100 * k + seat), config.resamples)
             findings.append(Finding(GAMES_WON, (arm,), est, len(t), n_rounds, f"seat {seat}", headline=seat == 0))
         t, c = metrics.cluster_arrays(no_winner, arm=arm)
-        est = stats.ratio_estimate(t, c, design.rng_for(config, 100 * k + 49), config.resamples)
+        est = stats.ratio_estimate(t, c, rng_for(config, 100 * k + 49), config.resamples)
         findings.append(Finding(NO_WINNER, (arm,), est, len(t), n_rounds, "all seats"))
         for place in range(p):
             t, c = metrics.cluster_arrays(places, arm=arm, place=place)
-            est = stats.ratio_estimate(t - c / p, c, design.rng_for(config, 100 * k + 60 + place), config.resamples)
+            est = stats.ratio_estimate(t - c / p, c, rng_for(config, 100 * k + 60 + place), config.resamples)
             findings.append(Finding(WON_ROUNDS, (arm,), est, len(t), n_rounds, PLACES[place],
                                     headline=place == 0, better="higher"))
         better = rules.better_points(game)
         t, c = metrics.cluster_arrays(points, arm=arm)
-        est = stats.ratio_estimate(t / (p - 1), c, design.rng_for(config, 100 * k + 50), config.resamples)
+        est = stats.ratio_estimate(t / (p - 1), c, rng_for(config, 100 * k + 50), config.resamples)
         findings.append(Finding(EDGE, (arm,), est, len(t), n_rounds, "first player", better=better))
     return findings
 
@@ -186,7 +189,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     """Tables of every seat and place, each seed's estimate with its family-wise interval."""
     blocks: list[tuple] = []
     seeds = [r.config.seed for r in runs]
@@ -251,12 +254,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return out
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=page_blocks,
-                                       claims=claims)
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=page_blocks,
+                             claims=claims)
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

@@ -36,8 +36,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 import strategies as strategy_lib
-from experiments import design, ladder, metrics, plots, stats, wording
-from experiments.design import Finding
+from experiments import configs, ladder, metrics, plots, stats, wording
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for, rounds_by_arm
 from experiments.stats import Estimate
 from experiments.tournament import identity
 
@@ -58,7 +59,7 @@ CEILING_WORDS = "the ceiling: what knowing the hidden cards is worth, no player"
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -234,7 +235,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
         rows = game_rows(frame, game)
         result = ladder.standings(rows, config.entries(game), game, config.seed, resamples=config.resamples)
         group = wording.game_name(game)
-        by_arm = design.rounds_by_arm(rows)
+        by_arm = rounds_by_arm(rows)
         for r in result.rungs:
             if r.reference:
                 continue  # measured against itself: 0 by construction
@@ -249,7 +250,7 @@ def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
         if twin is not None:
             points = ladder.focal_points(rows)
             ta, ca, tb, cb = metrics.paired_arrays(points, {"arm": config.ceiling}, {"arm": twin})
-            rng = design.rng_for(config, 100 + GAMES.index(game))
+            rng = rng_for(config, 100 + GAMES.index(game))
             # Higher is better, as on the ladder: the search minus the ceiling where points are a penalty.
             worth = (stats.paired_difference(tb, cb, ta, ca, rng, config.resamples, unit=ladder.UNIT)
                      if result.better == "lower"
@@ -467,7 +468,7 @@ def seats(game: str) -> int:
     return rules.as_ruleset(game).players
 
 
-def _ladder_table(first: design.Results, game: str) -> tuple:
+def _ladder_table(first: Results, game: str) -> tuple:
     """The game's ladder: the players best first with their rank, then the ceiling apart, with no rank."""
     group = wording.game_name(game)
     n = seats(game)
@@ -493,7 +494,7 @@ def _ladder_table(first: design.Results, game: str) -> tuple:
                       f"games won (chance {100 / n:.0f}%), over {deals:,} deals × {n} seats"], rows)
 
 
-def _timing_table(runs: Sequence[design.Results]) -> tuple:
+def _timing_table(runs: Sequence[Results]) -> tuple:
     """One row per game and entry, each seed's figure side by side (seed 1; seed 2)."""
     measured = [timings_of(r) for r in runs]
     rows = []
@@ -512,7 +513,7 @@ def _timing_table(runs: Sequence[design.Results]) -> tuple:
                       f"CPU per searched decision ({seeds})"], rows)
 
 
-def timings_of(results: design.Results) -> dict[str, dict[str, ladder.Timing]]:
+def timings_of(results: Results) -> dict[str, dict[str, ladder.Timing]]:
     """Every game's :func:`timings` of one run."""
     return {g: timings(results.frame, results.provenance.get("measured", {}), g) for g in GAMES}
 
@@ -524,7 +525,7 @@ def _short(name: str) -> str:
     return f"{name} (the ceiling)" if strategy_lib.clairvoyant(name) else name
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     first = runs[0]
     blocks: list[tuple] = []
     for game in GAMES:
@@ -552,7 +553,7 @@ def page_blocks(runs: list[design.Results]) -> list[tuple]:
     return blocks
 
 
-def edition_note(results: design.Results, quick: bool) -> str:
+def edition_note(results: Results, quick: bool) -> str:
     c = results.config
     size = "; ".join(f"{wording.game_name(g)}: {c.deals(g):,} deals of {', '.join(c.players(g))}" for g in GAMES)
     ceiling = f", and {c.ceiling} (the ceiling)" if c.ceiling else ""
@@ -573,12 +574,12 @@ ESTIMAND = ("points per round against the expert: the player's points over its r
             "every interval resamples is the deal with all its rotations.")
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__], parts=parts, page_blocks=page_blocks, claims=claims,
-                                    edition_note=edition_note, measure=measure, estimand=ESTIMAND, sequential=False,
-                                    compiles=("searching",))
+EXPERIMENT = experiment_from(sys.modules[__name__], parts=parts, page_blocks=page_blocks, claims=claims,
+                             edition_note=edition_note, measure=measure, estimand=ESTIMAND, sequential=False,
+                             compiles=("searching",))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the datasets and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)
 

@@ -41,8 +41,11 @@ import polars as pl
 from matplotlib.figure import Figure
 
 import strategies as strategy_lib
-from experiments import compare, design, metrics, plots, stats, wording
-from experiments.design import Arm, Finding
+from experiments import compare, configs, metrics, plots, stats, wording
+from experiments.arms import Arm
+from experiments.experiment import Experiment
+from experiments.findings import Finding, Results, rng_for, rounds_of
+from experiments.parts import ArmPart, arm_parts
 from sim import conditions
 from sim import deals as deals_lib
 from sim import rules
@@ -588,7 +591,7 @@ def read_study(source: str | Path | Mapping[str, Any]) -> Study:
 
 
 @dataclass(frozen=True)
-class StudyConfig(design.Config):
+class StudyConfig(configs.Config):
     """A study run's config: the experiments' keys and ``spec``, what decides the rows (:meth:`Study.row_spec`)."""
 
     spec: str = "{}"
@@ -599,11 +602,11 @@ def _seed_of(seed: int, arm_index: int) -> int:
     return int(np.random.SeedSequence([seed, 7, arm_index]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def _parts(study: Study, config: design.Config) -> list[design.ArmPart]:
+def _parts(study: Study, config: configs.Config) -> list[ArmPart]:
     arms = [a for cell in study.cells() for a in study.arms_of(cell)]
     if study.design == "independent":
-        return [p for k, a in enumerate(arms) for p in design.arm_parts([a], _seed_of(config.seed, k))]
-    return design.arm_parts(arms, config.seed)
+        return [p for k, a in enumerate(arms) for p in arm_parts([a], _seed_of(config.seed, k))]
+    return arm_parts(arms, config.seed)
 
 
 def _measures(study: Study, extra: Mapping[str, Any] | None) -> dict[str, compare.Metric]:
@@ -639,7 +642,7 @@ def _response(study: Study, cell: Mapping[str, Any]) -> tuple[list[str], list[fl
     return [arm_name(first, cell)], [1.0], first
 
 
-def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame, config: design.Config) -> list[Finding]:
+def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame, config: configs.Config) -> list[Finding]:
     measures = _measures(study, extra)
     cells = study.cells()
     games = int(frame["game"].max()) + 1
@@ -659,17 +662,17 @@ def _findings(study: Study, extra: Mapping[str, Any] | None, frame: pl.DataFrame
             levels = [(arm_name(a, cell), cell_label(cell)) for cell in cells for a in study.arms]
             for k, (arm, group) in enumerate(levels):
                 t, c = _arrays(table, arm, games)
-                est = stats.ratio_estimate(t, c, design.rng_for(config, 1000 * mi + k), config.resamples)
-                findings.append(Finding(metric, (arm,), est, games, design.rounds_of(frame.filter(pl.col("arm") == arm)),
+                est = stats.ratio_estimate(t, c, rng_for(config, 1000 * mi + k), config.resamples)
+                findings.append(Finding(metric, (arm,), est, games, rounds_of(frame.filter(pl.col("arm") == arm)),
                                         group, headline=not comparisons and mi == 0 and not study.sweep,
                                         better=m.better))
             for k, c_ in enumerate(comparisons):
                 ta, ca = _arrays(table, c_.arm, games)
                 tb, cb = _arrays(table, c_.reference, games)
-                est = stats.unpaired_difference(ta, ca, tb, cb, design.rng_for(config, 1000 * mi + 500 + k),
+                est = stats.unpaired_difference(ta, ca, tb, cb, rng_for(config, 1000 * mi + 500 + k),
                                                 config.resamples)
                 both = frame.filter(pl.col("arm").is_in([c_.arm, c_.reference]))
-                findings.append(Finding(metric, (c_.arm, c_.reference), est, games, design.rounds_of(both), c_.group,
+                findings.append(Finding(metric, (c_.arm, c_.reference), est, games, rounds_of(both), c_.group,
                                         headline=mi == 0 and not study.sweep, better=m.better))
         findings += _sweep_findings(study, table, frame, config, metric, m.better, mi, games)
     return findings
@@ -681,7 +684,7 @@ REST_ACCEPTED = "share of deals the condition's other terms accept"
 """With ``holds()`` terms dealt exactly: the share of those deals the other terms accept (measured)."""
 
 
-def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataFrame) -> list[Finding]:
+def _acceptance(study: Study, config: configs.Config, games: int, frame: pl.DataFrame) -> list[Finding]:
     """Per cell, the share of deals the condition accepts over the games played (none without a condition).
 
     The accepted deals are dealt again from the same streams (:func:`sim.deals.sample`): a game's count is
@@ -697,9 +700,9 @@ def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataF
         table = rules.as_ruleset(arm.ruleset).replace(players=len(arm.strategies))
         kept = deals_lib.sample(table, arm.condition, games, seed=config.seed, pilot=0)
         dealt = kept.deals.attempts.astype(np.float64) + 1.0
-        est = stats.ratio_estimate(np.ones(games), dealt, design.rng_for(config, 900 + k), config.resamples,
+        est = stats.ratio_estimate(np.ones(games), dealt, rng_for(config, 900 + k), config.resamples,
                                    unit="game")
-        rounds = design.rounds_of(frame.filter(pl.col("arm") == arm.name))
+        rounds = rounds_of(frame.filter(pl.col("arm") == arm.name))
         if kept.held_text is not None:
             out.append(Finding(REST_ACCEPTED, (arm.condition,), est, games, rounds, cell_label(cell)))
             # An exact factor: every bound of the interval scales with it.
@@ -710,7 +713,7 @@ def _acceptance(study: Study, config: design.Config, games: int, frame: pl.DataF
     return out
 
 
-def _sweep_findings(study: Study, table: pl.DataFrame, frame: pl.DataFrame, config: design.Config, metric: str,
+def _sweep_findings(study: Study, table: pl.DataFrame, frame: pl.DataFrame, config: configs.Config, metric: str,
                     better: str, mi: int, games: int) -> list[Finding]:
     """Each factor's effects (at every level of the other factor) and, with two factors, their interactions."""
     if not study.sweep:
@@ -728,12 +731,12 @@ def _sweep_findings(study: Study, table: pl.DataFrame, frame: pl.DataFrame, conf
             weights += [sign * x for x in w]
         totals, counts = zip(*(_arrays(table, a, games) for a in arms))
         salt += 1
-        est = stats.contrast_estimate(np.stack(totals), np.stack(counts), weights, design.rng_for(config, salt),
+        est = stats.contrast_estimate(np.stack(totals), np.stack(counts), weights, rng_for(config, salt),
                                       config.resamples)
         return est, arms
 
     def rounds(arms: list[str]) -> int:
-        return design.rounds_of(frame.filter(pl.col("arm").is_in(arms)))
+        return rounds_of(frame.filter(pl.col("arm").is_in(arms)))
 
     for f_index, factor in enumerate(factors):
         others = [o for o in factors if o != factor]
@@ -875,8 +878,8 @@ def _cell_estimate(findings: list[Finding], metric: str, names: list[str]) -> st
     return next(f.estimate for f in findings if f.metric == metric and f.arms == want)
 
 
-def _page_blocks(study: Study) -> Callable[[list[design.Results]], list[tuple]]:
-    def blocks(runs: list[design.Results]) -> list[tuple]:
+def _page_blocks(study: Study) -> Callable[[list[Results]], list[tuple]]:
+    def blocks(runs: list[Results]) -> list[tuple]:
         out: list[tuple] = [("h2", "The study"),
                             ("p", f"{wording.game_name(study.game)}; design: {study.design} ({DESIGNS[study.design]})."
                                   " Every measure is the arm's focal seat (its first strategy)."),
@@ -899,8 +902,8 @@ def _page_blocks(study: Study) -> Callable[[list[design.Results]], list[tuple]]:
     return blocks
 
 
-def experiment_of(study: Study, measures: Mapping[str, Any] | None = None) -> design.Experiment:
-    """The study as an :class:`~experiments.design.Experiment`: what the runner, the report and ``rami info`` use.
+def experiment_of(study: Study, measures: Mapping[str, Any] | None = None) -> Experiment:
+    """The study as an :class:`~experiments.experiment.Experiment`: what the runner, the report and ``rami info`` use.
 
     ``measures`` adds named polars expressions (or
     :class:`experiments.compare.Metric`) to the study's named measures.
@@ -911,7 +914,7 @@ def experiment_of(study: Study, measures: Mapping[str, Any] | None = None) -> de
     config_type.__module__ = __name__
     extra = dict(measures or {})
     text = study.about or (f"A study of {wording.game_name(study.game)}, from its study file ({study.source}).")
-    return design.Experiment(
+    return Experiment(
         name=study.name, title=study.title, config_type=config_type, quick={"games": study.quick_games},
         parts=lambda config: _parts(study, config),
         analyse=lambda frame, config: _findings(study, extra, frame, config),
@@ -924,7 +927,7 @@ def experiment_of(study: Study, measures: Mapping[str, Any] | None = None) -> de
     )
 
 
-def from_folder(folder: Path | str) -> design.Experiment:
+def from_folder(folder: Path | str) -> Experiment:
     """The experiment of a study's folder (its ``study.json``), to read a run back or list it in the index."""
     return experiment_of(read_study(Path(folder) / STUDY_FILE))
 
@@ -934,7 +937,7 @@ class StudyResults:
     """What :func:`experiments.report.run_study` returns: the study, one run per seed, and the page (when written)."""
 
     study: Study
-    runs: list[design.Results]
+    runs: list[Results]
     page: Path | None = None
 
     @property

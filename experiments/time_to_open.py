@@ -24,15 +24,18 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import design, metrics, plots, search_player, stats, wording
-from experiments.design import Arm, Finding
+from experiments import configs, metrics, plots, search_player, stats, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results, rng_for, rounds_of
+from experiments.parts import arm_parts
 
 TITLE = "How long does it take to open?"
 HORIZON = 60  # own turns followed; rounds rarely last longer
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -84,7 +87,7 @@ def curves(frame: pl.DataFrame | pl.LazyFrame, config: Config) -> dict[str, tupl
     for k, (t, p) in enumerate((t, p) for t in config.thresholds for p in config.players):
         name = arm_name(t, p)
         rows = arm_of == name
-        out[name] = stats.survival_curve(events[rows], at_risk[rows], design.rng_for(config, k),
+        out[name] = stats.survival_curve(events[rows], at_risk[rows], rng_for(config, k),
                                          min(config.resamples, 500), by_time=tuple(config.by_turns))
     return out
 
@@ -99,7 +102,7 @@ MEDIAN = "median own turn of opening"
 def analyse(frame: pl.DataFrame, config: Config) -> list[Finding]:
     findings = []
     for name, (_, _, _, median, by) in curves(frame, config).items():
-        n_rounds = design.rounds_of(frame.filter(pl.col("arm") == name))
+        n_rounds = rounds_of(frame.filter(pl.col("arm") == name))
         for turn, share in zip(config.by_turns, by):
             findings.append(Finding(share_metric(turn), (name,), share, share.clusters, n_rounds,
                                     headline=turn == max(config.by_turns)))
@@ -160,7 +163,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     """One table: the share opened by each reported turn, per threshold and table size, and the median where it helps."""
     first = runs[0]
     config = first.config
@@ -209,14 +212,14 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return out
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=search_player.with_reading("time_to_open", page_blocks),
-                                       claims=claims,
-                                       estimand=ESTIMAND,
-                                       cites=(search_player.PAGE,))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=search_player.with_reading("time_to_open", page_blocks),
+                             claims=claims,
+                             estimand=ESTIMAND,
+                             cites=(search_player.PAGE,))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

@@ -44,7 +44,8 @@ from matplotlib.figure import Figure
 
 import sim
 import strategies as strategy_lib
-from experiments import design, metrics, stats
+from experiments import metrics, stats
+from experiments.arms import rotated_seats, rotation_columns
 from experiments.stats import Estimate
 from sim import distributed, rules
 from sim.checks import check_whole
@@ -102,7 +103,7 @@ def play_table(
 ) -> pl.DataFrame:
     """Rows of games ``first_game ..`` played once per rotation of ``seated`` through the seats.
 
-    The duplicate design of :func:`experiments.design.play_arm`, for
+    The duplicate design of :func:`experiments.arms.play_arm`, for
     strategies given as objects (a renamed copy, a tuned file) rather than
     names. Returns the result columns plus ``arm`` (``label``) and
     ``rotation``; ``strategy`` and ``strategy_index`` follow the strategy
@@ -119,7 +120,7 @@ def play_table(
     # rotation the same game. A dataset keeps every rotation, so it is read back whole.
     alike = out is None and len({identity(s, ruleset.game) for s in seated}) == 1
     for k in range(n):
-        order = design.rotated_seats(seated, k)
+        order = rotated_seats(seated, k)
         if alike and frames:
             # Every rotation of one strategy plays the same game: relabel it.
             df = frames[0].drop("arm", "rotation")
@@ -141,7 +142,7 @@ def _rotation_rows(df: pl.DataFrame, k: int, n: int, label: str) -> pl.DataFrame
     return df.with_columns(
         pl.col(pl.Categorical).cast(pl.String),
         pl.col(pl.Enum).cast(pl.String),
-        *design.rotation_columns(k, n, label),
+        *rotation_columns(k, n, label),
     )
 
 

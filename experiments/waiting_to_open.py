@@ -19,8 +19,11 @@ from pathlib import Path
 import polars as pl
 from matplotlib.figure import Figure
 
-from experiments import compare, design, metrics, plots, search_player, wording
-from experiments.design import Arm, Finding
+from experiments import compare, configs, metrics, plots, search_player, wording
+from experiments.arms import Arm
+from experiments.experiment import experiment_from
+from experiments.findings import Finding, Results
+from experiments.parts import arm_parts
 
 TITLE = "What does it cost to wait before opening?"
 REFERENCE = "first chance"
@@ -28,7 +31,7 @@ FOCAL = 0  # the waiting player's position in each arm's strategy list
 
 
 @dataclass(frozen=True)
-class Config(design.Config):
+class Config(configs.Config):
     """Config of this experiment.
 
     Attributes
@@ -121,7 +124,7 @@ def conclusions(findings: list[Finding], config: Config) -> list[str]:
     return lines
 
 
-def page_blocks(runs: list[design.Results]) -> list[tuple]:
+def page_blocks(runs: list[Results]) -> list[tuple]:
     from experiments import report
 
     return [("h2", "Each wait against opening at the first chance"),
@@ -145,12 +148,12 @@ def figures(frame: pl.DataFrame, findings: list[Finding], config: Config) -> dic
     return {"points": fig1, "rates": fig2}
 
 
-EXPERIMENT = design.experiment_from(sys.modules[__name__],
-                                       parts=lambda config: design.arm_parts(arms(config), config.seed),
-                                       page_blocks=search_player.with_reading("waiting_to_open", page_blocks),
-                                       cites=(search_player.PAGE,))
+EXPERIMENT = experiment_from(sys.modules[__name__],
+                             parts=lambda config: arm_parts(arms(config), config.seed),
+                             page_blocks=search_player.with_reading("waiting_to_open", page_blocks),
+                             cites=(search_player.PAGE,))
 
 
-def run(config: Config, out: Path | None = None, progress=None) -> design.Results:
+def run(config: Config, out: Path | None = None, progress=None) -> Results:
     """Play, analyse and (with ``out``) write the dataset and ``summary.json``."""
     return EXPERIMENT.run(config, out, progress)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from experiments.design import Finding
+from experiments.findings import Finding
 
 __all__ = ["difference_sentence", "fmt", "game_name", "interval_text", "is_share", "level_sentence", "share_digits", "verdict"]
 

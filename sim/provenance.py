@@ -3,7 +3,7 @@
 The one place these are looked up: a dataset's identity and run record
 (:mod:`sim.api`), the check that Dask workers run the same package
 (:mod:`sim.distributed`), an experiment's ``summary.json``
-(:func:`experiments.design.provenance`) and ``sim.__version__`` all read them
+(:func:`experiments.runner.provenance`) and ``sim.__version__`` all read them
 here. The module imports nothing heavy at load time, so ``rami --version``
 stays quick.
 """

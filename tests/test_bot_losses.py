@@ -9,7 +9,7 @@ import pytest
 
 import experiments
 from experiments import bot_losses as B
-from experiments import design
+from experiments.runner import DATA, read_summary
 from sim.analysis.analyse import walk
 
 
@@ -33,7 +33,7 @@ def test_it_is_reported_and_its_quick_edition_is_small():
 
 def test_the_quick_edition_writes_findings_resampling_games_and_conclusions(quick):
     out, results = quick
-    summary = design.read_summary(out)
+    summary = read_summary(out)
     assert summary["conclusions"] and summary["findings"]
     assert {f["unit"] for f in summary["findings"]} == {"game"}
     metrics = {(f["metric"], f["arms"][0]) for f in summary["findings"] if not f["group"]}
@@ -52,7 +52,7 @@ def test_the_quick_edition_writes_findings_resampling_games_and_conclusions(quic
 
 def test_each_worked_example_names_a_decision_of_a_stored_trace(quick):
     out, results = quick
-    examples = design.read_summary(out)["provenance"]["examples"]
+    examples = read_summary(out)["provenance"]["examples"]
     assert examples and {e["group"] for e in examples} <= {name for name, _ in B.groups()}
     traces = B.traces(out)
     assert traces.height == 3 * results.config.games
@@ -69,7 +69,7 @@ def test_each_worked_example_names_a_decision_of_a_stored_trace(quick):
 def test_a_second_run_resumes_from_the_store_and_plays_nothing(quick):
     out, results = quick
     again = B.run(results.config, out)
-    manifest = json.loads((out / design.DATA / "positions" / "manifest.json").read_text())
+    manifest = json.loads((out / DATA / "positions" / "manifest.json").read_text())
     assert manifest["runs"][-1]["games_played"] == 0
     assert again.frame.equals(results.frame)
 
@@ -98,7 +98,7 @@ def test_a_longer_run_plays_only_the_games_not_on_disk(tmp_path):
     config = B.EXPERIMENT.config(quick=True, seed=2, workers=2, resamples=60, games=2)
     first = B.run(config, tmp_path)
     longer = B.run(config.replace(games=3), tmp_path)
-    manifest = json.loads((tmp_path / design.DATA / "positions" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / DATA / "positions" / "manifest.json").read_text())
     assert [r["games_played"] for r in manifest["runs"]] == [2, 1]
     assert longer.frame.filter(pl.col("game") < 2).equals(first.frame)
 
@@ -109,6 +109,6 @@ def test_rami_info_describes_its_dataset(quick):
     from sim.cli import main
 
     out, _ = quick
-    result = CliRunner().invoke(main, ["info", str(out / design.DATA / "positions")])
+    result = CliRunner().invoke(main, ["info", str(out / DATA / "positions")])
     assert result.exit_code == 0, result.output
     assert "tables      positions, traces" in result.output and "every decision of one seat" in result.output

@@ -355,11 +355,11 @@ def test_a_refused_or_interrupted_command_leaves_no_folder_it_made(tmp_path):
 def test_an_earlier_output_of_the_same_command_is_accepted(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     import experiments
-    from experiments import design
+    from experiments.runner import claim_data
 
     run = tmp_path / "run"
     may_i = experiments.load("may_i")
-    design.claim_data(run / "data", may_i, may_i.config(seed=1))
+    claim_data(run / "data", may_i, may_i.config(seed=1))
     (run / "summary.json").write_text('{"experiment": "may_i"}')
     assert check_run("may_i", None, None, 1, (), "run")[2] == Path("run")
     with pytest.raises(click.ClickException, match="not a run of experiment waiting_to_open"):

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from experiments import bot_losses, design, forks, joker_fork, report
+from experiments import bot_losses, forks, joker_fork, report
+from experiments.runner import read_summary
 from sim.cli import main
 
 
@@ -67,4 +68,4 @@ def test_bot_losses_worked_examples_are_analysed_again_to_the_same_figures(tmp_p
     page = report.write_page("bot_losses", [results], tmp_path / "bot_losses", quick=True)
     hrefs = re.findall(r"href='(games/[^'#]+)#\d+'", page.read_text(encoding="utf-8"))
     assert hrefs and all((tmp_path / "bot_losses" / h).exists() for h in hrefs)
-    assert design.read_summary(tmp_path / "bot_losses" / "seed-1")["experiment"] == "bot_losses"
+    assert read_summary(tmp_path / "bot_losses" / "seed-1")["experiment"] == "bot_losses"

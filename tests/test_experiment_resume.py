@@ -18,8 +18,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import experiments
-from experiments import design
 from experiments import waiting_to_open as waiting
+from experiments.arms import play_arms
+from experiments.experiment import Experiment
+from experiments.runner import DATA, SUMMARY, read_summary
 from sim.cli import main
 
 # Two arms at 3 players: the reference table of three greedy players (one dataset: its rotations deal the very
@@ -29,11 +31,11 @@ RUN = ["experiment", "run", "waiting_to_open", "--games", "400", "--seed", "3", 
 
 
 def _batch_files(folder: Path) -> list[Path]:
-    return sorted((folder / design.DATA).glob("*/rotation-*/rounds/*.parquet"))
+    return sorted((folder / DATA).glob("*/rotation-*/rounds/*.parquet"))
 
 
 def _findings(folder: Path) -> list[dict]:
-    return design.read_summary(folder)["findings"]
+    return read_summary(folder)["findings"]
 
 
 def test_a_killed_experiment_run_resumes_and_plays_only_the_missing_games(tmp_path):
@@ -50,13 +52,13 @@ def test_a_killed_experiment_run_resumes_and_plays_only_the_missing_games(tmp_pa
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     kept = _batch_files(killed)
-    assert kept and not (killed / design.SUMMARY).exists()
+    assert kept and not (killed / SUMMARY).exists()
 
     resumed = CliRunner().invoke(main, [*RUN, "--out", str(killed)])
     assert resumed.exit_code == 0, resumed.output
     assert _findings(killed) == _findings(whole)
     # What was on disk was kept, not played again: the resumed runs played fewer games than the whole run.
-    manifests = [json.loads(m.read_text()) for m in (killed / design.DATA).glob("*/rotation-*/manifest.json")]
+    manifests = [json.loads(m.read_text()) for m in (killed / DATA).glob("*/rotation-*/manifest.json")]
     played = sum(m["runs"][-1]["games_played"] for m in manifests)
     assert played < 4 * 400
     assert all(m["runs"][-1]["status"] == "complete" for m in manifests)
@@ -78,7 +80,7 @@ def test_a_folder_of_another_config_is_refused_before_anything_is_played(tmp_pat
     # More games of the same config grow the run: the first 40 games are not played again.
     grown = CliRunner().invoke(main, [*RUN[:4], "60", *RUN[5:], "--out", str(out)])
     assert grown.exit_code == 0, grown.output
-    assert design.read_summary(out)["provenance"]["games"] == 60
+    assert read_summary(out)["provenance"]["games"] == 60
     assert set(before) <= set(_batch_files(out))
 
 
@@ -99,7 +101,7 @@ def test_rows_through_the_store_are_the_rows_the_engine_plays():
     config = waiting.Config(games=30, seed=5, players=3, waits=(70,), whole_hand=False, resamples=50, workers=2)
     stored = waiting.run(config).frame
     arms = waiting.arms(config)
-    direct = design.play_arms(arms, config.seed, 0, config.games, workers=2)
+    direct = play_arms(arms, config.seed, 0, config.games, workers=2)
     direct = direct.sort("arm", "rotation", "game", "round", "seat", maintain_order=True)
     assert stored.columns == direct.columns and stored.dtypes == direct.dtypes
     assert stored.equals(direct)
@@ -108,7 +110,7 @@ def test_rows_through_the_store_are_the_rows_the_engine_plays():
 def test_every_experiment_declares_its_typed_interface():
     for name in experiments.EXPERIMENTS:
         experiment = experiments.load(name)
-        assert isinstance(experiment, design.Experiment) and experiment.name == name
+        assert isinstance(experiment, Experiment) and experiment.name == name
         assert experiment.title.endswith("?") and experiment.about.strip()
         config = experiment.config(quick=True)
         assert isinstance(config, experiment.config_type)

@@ -12,9 +12,11 @@ import pytest
 
 import experiments
 import sim
-from experiments import design, metrics, report, stats, wording
+from experiments import configs, metrics, report, stats, wording
 from experiments import waiting_to_open as waiting
-from experiments.design import Arm, Finding
+from experiments.arms import Arm, play_arm, play_arms
+from experiments.findings import Finding, rounds_by_arm, rounds_of
+from experiments.runner import DATA, load_dataset, read_summary
 from experiments.stats import Estimate
 
 # ------------------------------------------------------------ interval coverage
@@ -140,14 +142,14 @@ def test_arms_with_one_seed_are_dealt_the_same_cards_in_every_shared_round():
 
 def test_duplicate_arm_rotates_every_strategy_through_every_seat():
     arm = Arm("x", "rami51", ("greedy:open_extra=19", "greedy", "greedy"), duplicate=True)
-    df = design.play_arm(arm, seed=4, first_game=10, n_games=3, workers=1)
+    df = play_arm(arm, seed=4, first_game=10, n_games=3, workers=1)
     assert sorted(df["rotation"].unique().to_list()) == [0, 1, 2]
     assert sorted(df["game"].unique().to_list()) == [10, 11, 12]
     focal = df.filter(pl.col("strategy_index") == 0).select("rotation", "seat").unique().sort("rotation")
     assert focal["seat"].to_list() == [0, 1, 2]
     assert (df.filter(pl.col("strategy_index") == 0)["strategy"] == "greedy:open_extra=19").all()
     # A game range is the same games wherever it starts.
-    longer = design.play_arm(arm, seed=4, first_game=8, n_games=5, workers=1).filter(pl.col("game") >= 10)
+    longer = play_arm(arm, seed=4, first_game=8, n_games=5, workers=1).filter(pl.col("game") >= 10)
     assert longer.sort("rotation", "game", "round", "seat").equals(df.sort("rotation", "game", "round", "seat"))
 
 
@@ -161,8 +163,8 @@ def test_paired_design_matches_the_unpaired_in_expectation_with_less_variance_on
     first = Arm("first", "rami51", ("greedy",) * 3, duplicate=True)
     paired, unpaired, ratios = [], [], []
     for rep in range(6):
-        same = design.play_arms([wait, first], seed=100 + rep, first_game=0, n_games=40, workers=2)
-        other = design.play_arm(first, seed=900 + rep, first_game=0, n_games=40, workers=2)
+        same = play_arms([wait, first], seed=100 + rep, first_game=0, n_games=40, workers=2)
+        other = play_arm(first, seed=900 + rep, first_game=0, n_games=40, workers=2)
         ta, ca = _focal_points(same, "wait")
         tb, cb = _focal_points(same, "first")
         to, co = _focal_points(other, "first")
@@ -198,7 +200,7 @@ def test_sequential_mode_adds_games_until_the_interval_is_narrow_enough():
 # ------------------------------------------------------- experiments end to end
 
 
-def _tiny(config: design.Config) -> design.Config:
+def _tiny(config: configs.Config) -> configs.Config:
     return config.replace(games=6, resamples=60, workers=2)
 
 
@@ -215,7 +217,7 @@ def test_every_experiment_runs_end_to_end_and_writes_its_page(tiny_report, name)
     assert experiment.title.endswith("?") and experiment.name == name
     folder = tiny_report / name
     for seed in report.SEEDS:
-        summary = design.read_summary(folder / f"seed-{seed}")
+        summary = read_summary(folder / f"seed-{seed}")
         assert summary["config"]["seed"] == seed and summary["config"]["games"] == 6
         assert experiment.config_type.from_dict(summary["config"]) == _tiny(report.edition_config(experiment, seed, True))
         assert summary["conclusions"] and summary["findings"]
@@ -223,7 +225,7 @@ def test_every_experiment_runs_end_to_end_and_writes_its_page(tiny_report, name)
             assert {"metric", "arms", "estimate", "low", "high", "unit", "games", "rounds"} <= set(f)
             # The strength ladder resamples deals (a deal with all its rotations), as `rami ladder` does.
             assert f["unit"] == ("deal" if name == "strength_ladder" else "game") and f["games"] >= 2
-        rows = design.load_dataset(folder / f"seed-{seed}" / "data").collect()
+        rows = load_dataset(folder / f"seed-{seed}" / "data").collect()
         # A fork experiment keeps one row per position, from the games that offered its decision.
         assert rows["game"].n_unique() == 6 if experiment.sequential else \
             summary["provenance"]["games"] == 6 and 2 <= rows["game"].n_unique() <= 6
@@ -296,7 +298,7 @@ def test_cli_lists_and_runs_an_experiment(tmp_path):
                                   "--out", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
     assert "points per round" in result.output and (out / "summary.json").exists()
-    assert design.read_summary(out)["config"]["waits"] == [70]
+    assert read_summary(out)["config"]["waits"] == [70]
     bad = runner.invoke(main, ["experiment", "run", "waiting_to_open", "--set", "bogus=1"])
     assert bad.exit_code == 2 and "--set: unknown config key 'bogus'" in bad.output
     blocker = tmp_path / "file"
@@ -340,12 +342,12 @@ def test_the_notebook_runs_headless_on_a_tiny_dataset(tiny_report, monkeypatch):
 
 def test_reuse_analyses_stored_rows_again_without_playing(tiny_report):
     run = tiny_report / "time_to_open" / "seed-1"
-    files = sorted((run / design.DATA).rglob("*.parquet"))
-    before = ([f.stat().st_mtime_ns for f in files], design.read_summary(run)["findings"])
+    files = sorted((run / DATA).rglob("*.parquet"))
+    before = ([f.stat().st_mtime_ns for f in files], read_summary(run)["findings"])
     report.build_report(tiny_report, quick=True, names=["time_to_open"], configure=_tiny, reuse=True)
-    assert sorted((run / design.DATA).rglob("*.parquet")) == files
+    assert sorted((run / DATA).rglob("*.parquet")) == files
     assert [f.stat().st_mtime_ns for f in files] == before[0]
-    assert design.read_summary(run)["findings"] == before[1]
+    assert read_summary(run)["findings"] == before[1]
 
 
 def test_rounds_by_arm_counts_each_arms_rounds_as_rounds_of_does():
@@ -356,10 +358,10 @@ def test_rounds_by_arm_counts_each_arms_rounds_as_rounds_of_does():
         "round": [0, 0, 0, 2, 0, 1, 0],
         "seat": [0, 1, 0, 0, 0, 0, 2],
     })
-    by_arm = design.rounds_by_arm(rows)
-    assert by_arm == {arm: design.rounds_of(rows.filter(pl.col("arm") == arm)) for arm in ("a", "b")}
+    by_arm = rounds_by_arm(rows)
+    assert by_arm == {arm: rounds_of(rows.filter(pl.col("arm") == arm)) for arm in ("a", "b")}
     assert by_arm == {"a": 3, "b": 3}
-    assert by_arm["a"] + by_arm["b"] == design.rounds_of(rows)
+    assert by_arm["a"] + by_arm["b"] == rounds_of(rows)
 
 
 def test_no_page_of_the_report_shows_an_internal_value(tiny_report):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from experiments import may_i, time_to_open
-from experiments.design import Finding
+from experiments.findings import Finding
 from experiments.stats import Estimate
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from experiments import report, wording
 from experiments import rule_variants as variants
-from experiments.design import Finding
+from experiments.findings import Finding
 from experiments.stats import Estimate
 
 

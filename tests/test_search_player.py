@@ -9,9 +9,10 @@ import polars as pl
 import pytest
 
 import experiments
-from experiments import design, report
+from experiments import report
 from experiments import search_player as S
-from experiments.design import Finding
+from experiments.findings import Finding, Results
+from experiments.runner import SUMMARY, read_summary, reanalyse
 from experiments.stats import Estimate
 
 
@@ -25,7 +26,7 @@ def edition(tmp_path_factory):
 def test_the_quick_edition_writes_summaries_and_a_page_the_index_lists(edition):
     assert "search_player" in experiments.REPORTED and experiments.load("search_player") is S.EXPERIMENT
     for seed in report.SEEDS:
-        summary = design.read_summary(edition / "search_player" / f"seed-{seed}")
+        summary = read_summary(edition / "search_player" / f"seed-{seed}")
         config = S.Config.from_dict(summary["config"])
         assert config == S.EXPERIMENT.config(True, seed=seed)
         assert summary["findings"] and summary["conclusions"]
@@ -44,7 +45,7 @@ def test_the_quick_edition_writes_summaries_and_a_page_the_index_lists(edition):
 
 def test_the_figures_draw_the_numbers_of_the_rows(edition):
     folder = edition / "search_player" / "seed-1"
-    results = design.reanalyse(S.EXPERIMENT, folder)
+    results = reanalyse(S.EXPERIMENT, folder)
     config = results.config
     figures = S.EXPERIMENT.draw(results)
     rows = pl.concat([
@@ -123,11 +124,11 @@ def test_an_affected_page_links_to_the_search_player_page(tmp_path, keeps_jokers
     found = _summary_findings(keeps_jokers, asks=False)
     mine = tmp_path / S.PAGE / "seed-1"
     mine.mkdir(parents=True)
-    (mine / design.SUMMARY).write_text(
+    (mine / SUMMARY).write_text(
         __import__("json").dumps({"findings": [f.to_dict() for f in found]}), encoding="utf-8")
     holding = experiments.load("holding_jokers")
-    results = design.Results("holding_jokers", holding.title, holding.config(True, seed=1), [], [], pl.DataFrame(),
-                             out=tmp_path / "holding_jokers" / "seed-1")
+    results = Results("holding_jokers", holding.title, holding.config(True, seed=1), [], [], pl.DataFrame(),
+                      out=tmp_path / "holding_jokers" / "seed-1")
     blocks = S.beside("holding_jokers", [results])
     text = " ".join(str(b[-1]) for b in blocks)
     assert f"../{S.PAGE}/index.html" in text
@@ -135,8 +136,8 @@ def test_an_affected_page_links_to_the_search_player_page(tmp_path, keeps_jokers
     # The report plays the searching experiment last (a second process compiles its game meanwhile) and
     # writes the pages citing it after it; without it the page says nothing of it.
     assert report.run_order(["search_player", "holding_jokers"]) == ["holding_jokers", "search_player"]
-    assert S.beside("holding_jokers", [design.Results("x", "", results.config, [], [], pl.DataFrame(),
-                                                      out=tmp_path / "elsewhere" / "x" / "seed-1")]) == []
+    assert S.beside("holding_jokers", [Results("x", "", results.config, [], [], pl.DataFrame(),
+                                               out=tmp_path / "elsewhere" / "x" / "seed-1")]) == []
 
 
 def test_the_config_refuses_a_behaviour_budget_it_does_not_measure():

@@ -15,8 +15,8 @@ import polars as pl
 import pytest
 
 import experiments
-from experiments import design
 from experiments import strength_ladder as S
+from experiments.runner import load_dataset
 
 PLAYERS = ("random", "expert", "search:trials=2")
 
@@ -137,5 +137,5 @@ def test_the_same_run_in_the_same_folder_plays_nothing_again(run):
     assert sorted((folder / "data").rglob("*.parquet")) == files
     assert [f.stat().st_mtime_ns for f in files] == stamps
     assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in results.findings]
-    assert design.load_dataset(folder / "data").collect().height == results.frame.height
+    assert load_dataset(folder / "data").collect().height == results.frame.height
     assert math.isfinite(results.provenance["wall_seconds"])

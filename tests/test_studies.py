@@ -20,8 +20,9 @@ from click.testing import CliRunner
 
 import experiments
 import sim
-from experiments import design, report
+from experiments import report
 from experiments import study as S
+from experiments.runner import RUN
 from sim.cli import main
 from sim.intervals import contrast_estimate, paired_difference
 
@@ -157,7 +158,7 @@ def test_a_small_study_runs_from_its_file_to_datasets_a_summary_and_a_page_in_th
         paired = [f for f in summary["findings"] if f["arms"] == ["expert", "greedy"]]
         assert len(paired) == 3 and paired[0]["headline"]
         data = folder / f"seed-{seed}" / "data"
-        assert json.loads((data / design.RUN).read_text(encoding="utf-8"))["experiment"] == "three"
+        assert json.loads((data / RUN).read_text(encoding="utf-8"))["experiment"] == "three"
         frame = sim.load(data / "expert" / "rotation-2", "rounds").collect()
         assert frame["game"].n_unique() == 12
     page = (folder / "index.html").read_text(encoding="utf-8")

@@ -34,27 +34,27 @@ def _experiment_folder(name: str):
     """Whether a folder holds what ``rami experiment run NAME`` writes (``summary.json`` and ``data/``)."""
     import json
 
-    from experiments import design
+    from experiments import runner
 
     def ours(folder: Path) -> bool:
         entries = {e.name for e in folder.iterdir()}
-        if not entries <= {design.SUMMARY, design.DATA}:
+        if not entries <= {runner.SUMMARY, runner.DATA}:
             return False
-        data = folder / design.DATA
+        data = folder / runner.DATA
         if data.exists():
             if not data.is_dir():
                 return False
             if any(data.iterdir()):
                 try:
-                    made = json.loads((data / design.RUN).read_text(encoding="utf-8"))["experiment"]
+                    made = json.loads((data / runner.RUN).read_text(encoding="utf-8"))["experiment"]
                 except (OSError, ValueError, KeyError, TypeError):
                     return False
                 if made != name:
                     return False
-        if design.SUMMARY not in entries:
+        if runner.SUMMARY not in entries:
             return True
         try:
-            return design.read_summary(folder)["experiment"] == name
+            return runner.read_summary(folder)["experiment"] == name
         except (OSError, ValueError, KeyError, TypeError):
             return False
 
@@ -131,7 +131,7 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
     ``click.ClickException`` (exit 1).
     """
     import experiments
-    from experiments import design
+    from experiments import runner
 
     if games is not None and precision is not None:
         raise click.UsageError("give --games or --precision, not both")
@@ -155,12 +155,12 @@ def check_run(name: str, games: int | None, precision: float | None, seed: int, 
     _refuse_clairvoyant_settings(settings)
     # Keys each fine alone may still make a table the experiment's game refuses (--set players=6 in Rami 51).
     with as_options(OPTIONS, prefix="--set"):
-        design.check_config(experiment, config)
+        experiment.check_config(config)
     out = check_out_path(out) if out is not None else Path("results") / "experiments" / name / f"seed-{seed}"
     check_output_folder(out, _experiment_folder(name), f"a run of experiment {name}")
-    if not design.data_fits(out / design.DATA, experiment, config):
+    if not runner.data_fits(out / runner.DATA, experiment, config):
         raise click.ClickException(
-            f"{out} holds the data of a run of {name} with another config (its {out / design.DATA / design.RUN} "
+            f"{out} holds the data of a run of {name} with another config (its {out / runner.DATA / runner.RUN} "
             "says which); choose another --out, or remove that folder to start again")
     return experiment, config, out
 
@@ -225,13 +225,13 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
         raise BadValue(f"--only {unknown[0]!r}: unknown experiment; the experiments are: "
                        f"{', '.join(experiments.EXPERIMENTS)}")
     names = list(dict.fromkeys(only)) or list(experiments.REPORTED)
-    from experiments import design, report
+    from experiments import report
 
     for name in names:
         with as_options(prefix=f"--only {name}"):
             for seed in report.SEEDS:
                 experiment = experiments.load(name)
-                design.check_config(experiment, report.edition_config(experiment, seed, quick))
+                experiment.check_config(report.edition_config(experiment, seed, quick))
     out = check_out_path(out) if out is not None else (Path("reports") / "quick" if quick else Path("reports"))
     check_output_folder(out, _edition, "an edition of `rami report`")
     return names, out
@@ -282,7 +282,7 @@ def check_study(file: str, quick: bool, games: int | None, out: str | None):
     and key (exit 2); an output folder that is not an edition, or that holds
     this study's data of another config, a ``click.ClickException`` (exit 1).
     """
-    from experiments import design
+    from experiments import runner
     from experiments import study as study_lib
 
     try:
@@ -299,12 +299,12 @@ def check_study(file: str, quick: bool, games: int | None, out: str | None):
                                      **({} if games is None else {"games": games})) for seed in study.seeds]
     with as_options(prefix=f"FILE {file}"):
         for config in configs:
-            design.check_config(experiment, config)
+            experiment.check_config(config)
     for config in configs:
-        data = out / study.name / f"seed-{config.seed}" / design.DATA
-        if not design.data_fits(data, experiment, config):
+        data = out / study.name / f"seed-{config.seed}" / runner.DATA
+        if not runner.data_fits(data, experiment, config):
             raise click.ClickException(
-                f"{data} holds the data of another version of study {study.name} (its {design.RUN} says which); "
+                f"{data} holds the data of another version of study {study.name} (its {runner.RUN} says which); "
                 "give the study another name, choose another --out, or remove that folder to start again")
     return study, out
 

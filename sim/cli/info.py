@@ -129,7 +129,7 @@ def _describe(path: Path, manifest: dict[str, Any], survey: Any) -> None:
 
 def _experiment_data(path: Path) -> Path | None:
     """The ``data`` folder of an experiment's run at ``path`` (the run's folder or its ``data``), or None."""
-    from experiments.design import DATA, RUN
+    from experiments.runner import DATA, RUN
 
     for data in (path / DATA, path):
         if (data / RUN).is_file():
@@ -163,7 +163,7 @@ def _end(problems: list[str]) -> None:
 
 def _describe_experiment(path: Path, as_json: bool) -> None:
     """Describe an experiment's run: what made it, whether it finished, and each of its datasets, checked."""
-    from experiments.design import RUN, SUMMARY
+    from experiments.runner import RUN, SUMMARY
 
     data = _experiment_data(path)
     assert data is not None
