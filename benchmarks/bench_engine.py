@@ -69,7 +69,7 @@ from numba import njit
 
 import sim
 from sim.engine.hand import hand_words
-from sim.engine.melds import best_opening_points
+from sim.engine.meld_search import best_opening_points
 
 
 def rate(ruleset: str, strategies: list[str], n_games: int, workers: int) -> tuple[float, float, int]:

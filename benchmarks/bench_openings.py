@@ -10,8 +10,8 @@ natural run), it prints the median and the 99th percentile per hand of
 - ``sim.best_openings``' compiled search (``sim.engine.openings``), the
   kernel time: the hands are code rows already, timed by chunks of C hands;
 - the same hands through the engine's general meld search
-  (``sim.engine.melds.best_openings``, what ``sim.best_openings`` ran before),
-  in the same run, and the ratio of the two medians;
+  (``sim.engine.deals.opening_totals``, what ``sim.best_openings`` ran
+  before), in the same run, and the ratio of the two medians;
 - the whole ``sim.best_openings`` call, its checks of the rows included.
 
 Times are CPU time of the calling thread (``time.thread_time_ns``), which a
@@ -32,7 +32,7 @@ import numpy as np
 import sim
 from sim import rules
 from sim.engine import openings
-from sim.engine.melds import best_openings as engine_best_openings
+from sim.engine.deals import opening_totals
 
 
 def deal(n: int, seed: int) -> np.ndarray:
@@ -74,8 +74,8 @@ def main() -> None:
         def new(rows, knobs=knobs):
             return openings.best_openings(rows, *knobs)
 
-        def old(rows, knobs=knobs, out=out):
-            return engine_best_openings(rows, *knobs, out)
+        def old(rows, r=r, out=out):
+            return opening_totals(rows, r.min_run, r.ace_high, r.open_needs_natural_run, out)
 
         def call(rows, r=r):
             return sim.best_openings(rows, r)

@@ -22,7 +22,7 @@ import numpy as np
 import strategies as strategy_lib
 from sim import cards as cardlib
 from sim import rules
-from sim.engine import melds as engine_melds
+from sim.engine import hand_melds as engine_hand_melds
 from sim.engine.hand import hand_words
 from sim.engine.layout import V_ACCEPT, V_ACCEPT_JOKER, V_NEXT
 from sim.engine.policies import (
@@ -353,10 +353,10 @@ def _draw_reason(before: Position, moves: list[dict[str, Any]], seat: int, r: ru
     lo, hi, jk = hand_words([int(c) for c in seen.hand])
     view = seen.view
     if top == int(cardlib.JOKER):
-        completes = bool(engine_melds.joker_in_meld(lo, r.min_run, r.ace_high))
+        completes = bool(engine_hand_melds.joker_in_meld(lo, r.min_run, r.ace_high))
         on_table = view[V_ACCEPT_JOKER] == 1
     else:
-        completes = bool(engine_melds.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
+        completes = bool(engine_hand_melds.card_in_meld(lo, jk, top, r.min_run, r.ace_high))
         on_table = (int(view[V_ACCEPT]) >> top) & 1 == 1
     can_add = seen.opened or r.add_before_opening
     near = float(near_score(top, lo, hi, seen.pub, view))

@@ -39,12 +39,14 @@ from sim import cards as cardlib
 from sim import rules as rules_lib
 from sim.api import resolve, scripted_deal
 from sim.checks import check_whole, is_whole
-from sim.engine import melds as engine_melds
 from sim.engine import play as engine_play
 from sim.engine import position as engine_position
 from sim.engine import search as engine_search
 from sim.engine.game_value import futures
 from sim.engine.hand import hand_codes, hand_words
+from sim.engine.hand_melds import (
+    I_END, I_JOKER, I_JPOS, I_KEY, I_KIND, I_POINTS, I_SIZE, I_START, KIND_RUN, KIND_SET, N_INFO,
+)
 from sim.engine.layout import (
     A_P1,
     A_P2,
@@ -63,6 +65,7 @@ from sim.engine.layout import (
     PUB_TABLE,
     PUB_TOOK,
 )
+from sim.engine.meld_search import workspace
 from sim.engine.params import kernel_rules
 from sim.engine.policies import KIND_PYTHON
 from sim.engine.state import (
@@ -266,28 +269,28 @@ def _could_open(hand: list[int], r: rules_lib.Ruleset, rnd: int, threshold: int 
 
 
 def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
-    """A table meld as the engine's meld row (``sim.engine.melds``'s ``I_*`` columns)."""
+    """A table meld as the engine's meld row (``sim.engine.hand_melds``' ``I_*`` columns)."""
     from sim.rules.melds import rank_value
 
-    row = np.zeros(engine_melds.N_INFO, dtype=np.int32)
+    row = np.zeros(N_INFO, dtype=np.int32)
     jokers = 1 if meld.joker >= 0 else 0
     positions = meld.positions()
     if meld.kind == "run":
-        row[engine_melds.I_KIND], row[engine_melds.I_KEY] = engine_melds.KIND_RUN, meld.cards[0].suit
-        row[engine_melds.I_START], row[engine_melds.I_END] = positions[0], positions[-1]
-        row[engine_melds.I_JPOS] = positions[meld.joker] if jokers else 0
-        row[engine_melds.I_POINTS] = sum(rank_value(p) for p in positions)
+        row[I_KIND], row[I_KEY] = KIND_RUN, meld.cards[0].suit
+        row[I_START], row[I_END] = positions[0], positions[-1]
+        row[I_JPOS] = positions[meld.joker] if jokers else 0
+        row[I_POINTS] = sum(rank_value(p) for p in positions)
     else:
         rank = meld.cards[0].rank
         suits = 0
         for i, c in enumerate(meld.cards):
             if i != meld.joker:
                 suits |= 1 << c.suit
-        row[engine_melds.I_KIND], row[engine_melds.I_KEY] = engine_melds.KIND_SET, rank
-        row[engine_melds.I_START], row[engine_melds.I_END] = suits, 0
-        row[engine_melds.I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
-        row[engine_melds.I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
-    row[engine_melds.I_SIZE], row[engine_melds.I_JOKER] = len(meld.cards), jokers
+        row[I_KIND], row[I_KEY] = KIND_SET, rank
+        row[I_START], row[I_END] = suits, 0
+        row[I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
+        row[I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
+    row[I_SIZE], row[I_JOKER] = len(meld.cards), jokers
     return row
 
 
@@ -335,7 +338,7 @@ _scratch = threading.local()
 
 
 def _workspace() -> tuple[np.ndarray, ...]:
-    """The meld search's scratch arrays (:func:`sim.engine.melds.workspace`), one set per thread.
+    """The meld search's scratch arrays (:func:`sim.engine.meld_search.workspace`), one set per thread.
 
     A kernel fills them and reads them within one call, as a simulation's
     batch reuses one set for all its games: positions share their thread's
@@ -344,7 +347,7 @@ def _workspace() -> tuple[np.ndarray, ...]:
     """
     ws = getattr(_scratch, "ws", None)
     if ws is None:
-        ws = _scratch.ws = engine_melds.workspace()
+        ws = _scratch.ws = workspace()
     return ws
 
 
@@ -610,9 +613,9 @@ class Position:
         return []
 
     def _meld_text(self, info: np.ndarray) -> str:
-        text, _ = meld_cards(int(info[engine_melds.I_KIND]), int(info[engine_melds.I_KEY]),
-                             int(info[engine_melds.I_START]), int(info[engine_melds.I_END]),
-                             int(info[engine_melds.I_JPOS]), int(info[engine_melds.I_JOKER]))
+        text, _ = meld_cards(int(info[I_KIND]), int(info[I_KEY]),
+                             int(info[I_START]), int(info[I_END]),
+                             int(info[I_JPOS]), int(info[I_JOKER]))
         return text
 
     def _action_text(self, i: int) -> str:
@@ -700,9 +703,9 @@ class Position:
         table = []
         for m in range(int(g[G_MELDS])):
             info = st.table[m]
-            text, stands = meld_cards(int(info[engine_melds.I_KIND]), int(info[engine_melds.I_KEY]),
-                                      int(info[engine_melds.I_START]), int(info[engine_melds.I_END]),
-                                      int(info[engine_melds.I_JPOS]), int(info[engine_melds.I_JOKER]))
+            text, stands = meld_cards(int(info[I_KIND]), int(info[I_KEY]),
+                                      int(info[I_START]), int(info[I_END]),
+                                      int(info[I_JPOS]), int(info[I_JOKER]))
             table.append(TableMeld(int(st.owner[m]), text, stands))
         events = self.events
         # The turn under way began after the last discard (or the deal, or what a view stated).

@@ -9,9 +9,9 @@ import numpy as np
 from sim.cards import JOKER, Card
 from sim.cards import format as format_cards
 from sim.engine import play as engine_play
+from sim.engine.bits import code_at as _code_at
+from sim.engine.hand_melds import KIND_RUN
 from sim.engine.layout import OPEN_ALL
-from sim.engine.melds import KIND_RUN
-from sim.engine.melds import code_at as _code_at
 from sim.rules.facts import BLOCKED_REASONS
 
 _ENDS = {0: "low", 1: "high", 2: None}

@@ -10,7 +10,7 @@ import pytest
 
 import sim
 from sim import cards, rules
-from sim.engine import melds as M
+from sim.engine import contract_search, hand_melds, meld_search
 from sim.engine.hand import hand_words
 from sim.rules.replay import check_trace
 
@@ -24,13 +24,14 @@ def compiled_contract(hand, deal, r=CONTRAT):
     checked on the rule book's hands, which no public call reaches one by one.
     """
     lo, hi, jk = hand_words(hand)
-    c_mask = np.empty(M.MAX_CANDIDATES, dtype=np.uint64)
-    c_info = np.empty((M.MAX_CANDIDATES, M.N_INFO), dtype=np.int32)
-    n = M.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
+    c_mask = np.empty(hand_melds.MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((hand_melds.MAX_CANDIDATES, hand_melds.N_INFO), dtype=np.int32)
+    n = hand_melds.enumerate_melds(lo, jk, r.min_run, r.ace_high, c_mask, c_info)
     sets, runs = r.contract(deal)
     out = np.empty(64, dtype=np.int64)
     whole = deal == rules.WHOLE_HAND_DEAL
-    cards_laid, _ = M.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, len(hand), out, M.workspace())
+    cards_laid, _ = contract_search.search_contract(lo, hi, jk, n, c_mask, c_info, sets, runs, whole, -1, len(hand), out,
+                                                    meld_search.workspace())
     return cards_laid
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import strategies as S
 from sim import cards
-from sim.engine import melds as M
+from sim.engine import bits, hand_melds, meld_search
 from sim.engine import actions, hand, policies, turn
 from sim.engine import position as K
 from sim.engine import play as E
@@ -39,7 +39,7 @@ def test_the_take_check_answers_as_card_in_meld():
     for i, rng, (lo, _, jk) in _hands(6, 4000, 15):
         r = rulesets[i % len(rulesets)]
         top = int(rng.integers(0, 52))
-        assert hand.card_completes(lo, jk, top, r) == M.card_in_meld(lo, jk, top, r.min_run, r.ace_high)
+        assert hand.card_completes(lo, jk, top, r) == hand_melds.card_in_meld(lo, jk, top, r.min_run, r.ace_high)
 
 
 def test_the_highest_penalty_is_the_first_highest_card():
@@ -64,7 +64,7 @@ def test_stop_only_is_a_listing_of_stopping_alone():
     for name in ("rami51", "basic", "contrat", "rami51-ducale"):
         r = kernel_rules(preset(name, players=4))
         kinds, params = S.parameter_arrays([S.get("greedy").for_game(preset(name).game)] * 4, E.MAX_SEATS)
-        ws = M.workspace()
+        ws = meld_search.workspace()
         for game in range(12):
             st = E.make_buffers()
             g = np.zeros(N_G, dtype=np.int64)
@@ -106,7 +106,7 @@ def test_the_greedy_discard_from_masks_is_the_policys_pick_from_the_listing():
         r = kernel_rules(preset(name, players=4))
         kinds, params = S.parameter_arrays([S.get("greedy").for_game(preset(name).game)] * 4, E.MAX_SEATS)
         assert params[0, policies.P_DISCARD] == 0
-        ws = M.workspace()
+        ws = meld_search.workspace()
         for game in range(6):
             st = E.make_buffers()
             g = np.zeros(N_G, dtype=np.int64)
@@ -213,7 +213,7 @@ def test_the_ends_a_table_meld_takes_are_the_rules_references():
     from sim.rules.replay import _Meld
 
     rng = np.random.default_rng(23)
-    table = np.zeros((1, M.N_INFO), dtype=np.int32)
+    table = np.zeros((1, hand_melds.N_INFO), dtype=np.int32)
     for _ in range(2000):
         ace_high = bool(rng.integers(2))
         top = 14 if ace_high else 13
@@ -223,14 +223,14 @@ def test_the_ends_a_table_meld_takes_are_the_rules_references():
             high = int(rng.integers(low + 2, min(top, low + 12) + 1))
             joker_at = int(rng.integers(low, high + 1)) if rng.integers(2) else None
             meld = _Meld(0, "run", suit=suit, low=low, high=high, joker_at=joker_at)
-            table[0] = [M.KIND_RUN, suit, low, high, joker_at or 0, 0, high - low + 1, joker_at is not None]
+            table[0] = [hand_melds.KIND_RUN, suit, low, high, joker_at or 0, 0, high - low + 1, joker_at is not None]
         else:
             rank = int(rng.integers(1, 14))
             suits = {int(s) for s in rng.choice(4, int(rng.integers(2, 5)), replace=False)}
             joker = len(suits) == 2 or (len(suits) == 3 and bool(rng.integers(2)))
             meld = _Meld(0, "set", rank=rank, suits=suits, joker=joker)
             missing = [s for s in range(4) if s not in suits]
-            table[0] = [M.KIND_SET, rank, sum(1 << s for s in suits), 0, missing[0] if joker else -1, 0,
+            table[0] = [hand_melds.KIND_SET, rank, sum(1 << s for s in suits), 0, missing[0] if joker else -1, 0,
                         len(suits) + joker, joker]
         for code in range(53):
             c = Card(code)
@@ -259,7 +259,7 @@ def test_a_policy_that_never_plays_the_joker_free_opening_chooses_alike_without_
     for other in ("greedy:jokers=1", "greedy:open_cards=9", "greedy:open_all=1", "random"):
         assert policies.lists_joker_free(*[a[0] for a in S.parameter_arrays([S.get(other)], 1)])
     st = E.make_buffers()
-    ws = M.workspace()
+    ws = meld_search.workspace()
     view = np.zeros(N_VIEW, dtype=np.int64)
     rng = np.zeros(E.MAX_SEATS, dtype=np.uint64)
     with_joker_free = 0
@@ -357,13 +357,13 @@ def test_the_engines_card_facts_agree_with_the_rules_reference():
     from sim.rules.melds import rank_value as reference_value
 
     for position in range(1, 15):
-        assert M.position_value(position) == reference_value(position), position
+        assert bits.position_value(position) == reference_value(position), position
     for rank in range(1, 14):
         # A card in a set counts as the ace laid high does (docs/rules.md section 4).
-        assert M.rank_value(rank) == reference_value(14 if rank == 1 else rank), rank
+        assert bits.rank_value(rank) == reference_value(14 if rank == 1 else rank), rank
     for code in range(cards.N_NATURAL):
         card = cards.Card(code)
-        assert (M.suit_of(code), M.rank_of(code)) == (card.suit, card.rank), card
+        assert (bits.suit_of(code), bits.rank_of(code)) == (card.suit, card.rank), card
     rng = np.random.default_rng(5)
     for _ in range(300):
         codes = rng.choice(cards.N_NATURAL, size=20)  # with repeats: second copies too
@@ -372,11 +372,11 @@ def test_the_engines_card_facts_agree_with_the_rules_reference():
         for code in codes:
             if held.count(int(code)) == 2:
                 continue
-            lo, hi = M.add_card(lo, hi, int(code))
+            lo, hi = bits.add_card(lo, hi, int(code))
             held.append(int(code))
             assert (lo, hi) == hand_words(held)[:2]
         for code in rng.permutation(held):
-            lo, hi = M.remove_card(lo, hi, int(code))
+            lo, hi = bits.remove_card(lo, hi, int(code))
             held.remove(int(code))
             assert (lo, hi) == hand_words(held)[:2]
         assert lo == 0 and hi == 0

@@ -208,7 +208,7 @@ def test_a_rollouts_play_to_the_end_is_the_machines_decision_by_decision(preset,
 
     from sim.engine import position as K
     from sim.engine.events import N_EV
-    from sim.engine.melds import workspace
+    from sim.engine.meld_search import workspace
     from sim.engine.state import G_NCAND, G_TRACE
 
     checked = 0

@@ -24,7 +24,7 @@ def test_a_numba_symbol_reads_as_the_kernel_s_python_name():
     kernel_name = _profile_module().kernel_name
     symbol = "_ZN3sim6engine4turn9play_turnB3v99B60c8tJTIeFIjxB2IKSgI4CrvQClUaPLCRhSLpAEkCNa6gEUooCi2gCAA_3dE"
     assert kernel_name(symbol) == "sim.engine.turn.play_turn"
-    assert kernel_name("_ZN3sim6engine5melds7_searchB4v169E") == "sim.engine.melds._search"
+    assert kernel_name("_ZN3sim6engine11meld_search7_searchB4v169E") == "sim.engine.meld_search._search"
     assert kernel_name("NRT_decref") == "NRT_decref"
 
 

@@ -332,7 +332,7 @@ def test_the_opening_filter_never_refuses_the_true_hands_and_refuses_some_re_dea
     # with (an expert opens as soon as it can, and a hand now holds at most what it held at its last laying). The
     # true hands of games of experts always pass; hands dealt anew from what a seat cannot see often do not.
     from sim.engine import rollout as RK
-    from sim.engine.melds import workspace
+    from sim.engine.meld_search import workspace
     from sim.engine.round import round_state
     from sim.rollouts import redeal
 

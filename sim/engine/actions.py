@@ -34,27 +34,20 @@ from sim.engine.layout import (
     PUB_OPENED,
     PUB_TABLE,
 )
-from sim.engine.melds import (
+from sim.engine.bits import JOKER, ZERO, bit, lowest, remove_card, remove_mask
+from sim.engine.contract_search import contract_ruled_out, search_contract
+from sim.engine.hand_melds import (
     I_JOKER,
     I_KIND,
     I_POINTS,
     I_SIZE,
-    JOKER,
     KIND_RUN,
     N_INFO,
-    ZERO,
-    bit,
-    contract_ruled_out,
     enumerate_melds,
     holds_meld,
-    lowest,
     melded_cards,
-    opening_bound,
-    remove_card,
-    remove_mask,
-    search,
-    search_contract,
 )
+from sim.engine.meld_search import opening_bound, search
 from sim.engine.params import CONTRACT_DEALS, CONTRACT_RUNS, CONTRACT_SETS, CONTRACT_WHOLE_HAND
 from sim.engine.state import (
     G_LAST_OPEN,

@@ -12,37 +12,29 @@ deals of a seed are reproducible whatever the calls' sizes.
 
 The other kernels answer, for many hands at once, the questions the engine's
 meld search already answers one hand at a time: whether a hand holds a
-contract (:func:`contracts_held`) and the most cards its melds hold
-(:func:`most_melded`).
+contract (:func:`contracts_held`), the most cards its melds hold
+(:func:`most_melded`) and its best opening total (:func:`opening_totals`,
+the general search against which the tests and ``benchmarks/bench_openings.py``
+hold the search made for that one question, :mod:`sim.engine.openings`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from sim.engine.bits import JOKER, ONE, ZERO, add_card, bit, lowest
+from sim.engine.contract_search import contract_ruled_out, search_contract
 from sim.engine.events import N_EV
 from sim.engine.game import seed_round
+from sim.engine.hand_melds import MAX_CANDIDATES, N_INFO, enumerate_melds
 from sim.engine.jit import entry
-from sim.engine.melds import (
-    JOKER,
-    MAX_CANDIDATES,
-    N_INFO,
-    ZERO,
-    add_card,
-    bit,
-    contract_ruled_out,
-    ONE,
-    enumerate_melds,
-    lowest,
-    search,
-    search_contract,
-    workspace,
-)
+from sim.engine.meld_search import search, workspace
 from sim.engine.rng import STREAM_HELD_DEAL, below, derive_seed, uniform
 from sim.engine.round import deal_round, make_buffers
 from sim.engine.state import G_PILE, G_STOCK, MAX_SEATS, N_G
 
-__all__ = ["deck_streams", "deal_many", "deal_held", "streams_after", "contracts_held", "most_melded"]
+__all__ = ["deck_streams", "deal_many", "deal_held", "streams_after", "contracts_held", "most_melded",
+           "opening_totals"]
 
 
 @entry
@@ -284,4 +276,33 @@ def most_melded(hands, min_run, ace_high, out):
                 lo, hi = add_card(lo, hi, c)
         n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
         value, _ = search(lo, hi, jk, n, c_mask, c_info, 1, False, -1, 1000, 0, sel, ws)
+        out[i] = max(value, 0)
+
+
+@entry
+def opening_totals(hands, min_run, ace_high, need_natural, out):
+    """The best opening total of each hand (int64 code rows, -1 pads), 0 if none, into ``out``.
+
+    The engine's exact meld search with its points objective, one hand after
+    another: :func:`sim.rules.best_opening` for many hands, as
+    :func:`sim.engine.openings.best_openings` answers it by a search of its own.
+    """
+    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
+    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
+    sel = np.empty(64, dtype=np.int64)
+    ws = workspace()
+    for i in range(hands.shape[0]):
+        lo = ZERO
+        hi = ZERO
+        jk = 0
+        for j in range(hands.shape[1]):
+            c = hands[i, j]
+            if c < 0:
+                continue
+            if c == JOKER:
+                jk += 1
+            else:
+                lo, hi = add_card(lo, hi, c)
+        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        value, _ = search(lo, hi, jk, n, c_mask, c_info, 0, need_natural, -1, 1000, 0, sel, ws)
         out[i] = max(value, 0)

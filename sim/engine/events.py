@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine.jit import kernel
-from sim.engine.melds import JOKER, bit, lowest
+from sim.engine.bits import JOKER, bit, lowest
 from sim.engine.state import G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE
 
 # Event rows (12 int32 columns; column 0 the type, column 1 the round).

@@ -3,10 +3,11 @@
 numba checks a cached kernel against the modification time and size of the
 one file that defines it, not of the files whose functions were compiled into
 it: the round loop of ``play.py`` inlines the compiled policies
-(``policies.py``), the meld search (``melds.py``) and the table
-(``table.py``). A change to one of those alone would leave the loop's cached
-machine code as it was, and games would go on being played by the old code
-without a word (a user who updates the package, or a branch switch, is enough).
+(``policies.py``), the meld searches (``meld_search.py``,
+``contract_search.py``) and the table (``table.py``). A change to one of
+those alone would leave the loop's cached machine code as it was, and games
+would go on being played by the old code without a word (a user who updates
+the package, or a branch switch, is enough).
 
 So before any kernel is defined, :func:`refresh` compares one fingerprint of
 every source file that kernels are compiled from with the fingerprint

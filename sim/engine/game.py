@@ -85,7 +85,7 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     -1 when ``res`` has no room left for the longest such game
     (:func:`game_rows`; the caller then grows it and plays the game again).
     ``buffers`` (from :func:`make_buffers`) and ``ws`` (from
-    :func:`sim.engine.melds.workspace`) are scratch space. ``order``, when
+    :func:`sim.engine.meld_search.workspace`) are scratch space. ``order``, when
     not empty, scripts the deal of round ``order_round`` (see :func:`deal_round`);
     ``order_stream``, when not empty, is where that round's deck stream
     stands after the deal (a deal accepted after others from the same

@@ -8,8 +8,8 @@ This module owns the hand's bitsets: :func:`hand_words` and
 :func:`hand_codes` are the one conversion between card codes and those
 words outside the kernels (the API, the strategies written in Python, the
 tests and benchmarks call them), and the kernels change a hand one card at
-a time through :func:`take_card` and :func:`drop_card` (``melds.add_card``
-and ``melds.remove_card`` beneath). The pure-Python rules reference keeps
+a time through :func:`take_card` and :func:`drop_card` (``bits.add_card``
+and ``bits.remove_card`` beneath). The pure-Python rules reference keeps
 no bitsets (it reads hands as lists of cards), so it has no copy of these.
 """
 
@@ -19,21 +19,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sim.cards import N_NATURAL
 from sim.engine.jit import kernel
-from sim.engine.melds import (
-    JOKER,
-    N_NATURAL,
-    SUIT_BITS,
-    ZERO,
-    add_card,
-    bit,
-    card_in_meld,
-    joker_in_meld,
-    lowest,
-    rank_of,
-    remove_card,
-    suit_of,
-)
+from sim.engine.bits import JOKER, SUIT_BITS, ZERO, add_card, bit, lowest, rank_of, remove_card, suit_of
+from sim.engine.hand_melds import card_in_meld, joker_in_meld
 
 
 def hand_words(codes: Iterable[int]) -> tuple[np.uint64, np.uint64, int]:

@@ -2,7 +2,7 @@
 
 :func:`sim.rules.best_opening` reads a hand's candidate melds and searches
 every collection of them, slowly and obviously. The engine's meld search
-(``sim.engine.melds``) does the same exactly and fast, for any objective. This
+(``sim.engine.meld_search``) does the same exactly and fast, for any objective. This
 module answers only "what is the best opening total of this hand", for
 millions of hands, and uses what that question allows:
 
@@ -48,10 +48,10 @@ from contextlib import contextmanager
 import numpy as np
 from numba import njit
 
+from sim.engine.bits import JOKER, POSITION_VALUES, rank_of, rank_value, suit_of
 from sim.engine.jit import kernel
-from sim.engine.melds import JOKER
 
-__all__ = ["JOKER", "best_openings", "workspace"]
+__all__ = ["best_openings", "workspace"]
 
 MAX_JOKERS = 4  # two packs hold at most four jokers
 NEG = -30000  # no collection qualifies (kept in int16 memo rows)
@@ -112,10 +112,9 @@ def workspace(min_run: int, ace_high: bool) -> tuple:
     """
     size = 1 << MEMO_BITS
     top = 14 if ace_high else 13
-    values = [0] + [1 if p == 1 else 11 if p == 14 else min(p, 10) for p in range(1, 15)]
     return (
         np.array([min_run, top], dtype=np.int64),
-        np.cumsum(values).astype(np.int64),  # run value of positions 1..e: [e]
+        np.cumsum(POSITION_VALUES).astype(np.int64),  # run value of positions 1..e: [e]
         np.zeros((size, 2 + N_RES), dtype=np.int16),  # memo without joker: a, b, totals
         np.zeros((size, 2 + N_RES), dtype=np.int16),  # memo with jokers
         np.full((81 * 16 * (MAX_JOKERS + 1), N_WAYS + 2), -1, dtype=np.int16),  # ways worth trying
@@ -154,14 +153,6 @@ def best_openings(hands: np.ndarray, decks: int, jokers: int, min_run: int, ace_
     with _borrowed(min_run, ace_high) as ws:
         bad = _best_openings(hands, decks, jokers, need_natural, out, *ws)
     return out, bad
-
-
-@kernel(forceinline=True)
-def _rank_value(rank):
-    # A set's card counts its rank, an ace 11.
-    if rank == 1:
-        return 11
-    return min(rank, 10)
 
 
 @kernel(forceinline=True)
@@ -527,7 +518,7 @@ def _with_sets(n_ent, ent, sa, sb, g_hand, jk, free_sets, need_natural, m, top, 
             size = SET_SIZE[w] + j
             pack = SET_PACK[w]
         jleft = sf[i, 2] - j
-        value = sf[i, 3] + _rank_value(rank) * size
+        value = sf[i, 3] + rank_value(rank) * size
         total = bound[n_ent + 1, jleft]
         if total < 0 or value + total + bound[i + 1, jleft] <= best:
             continue
@@ -582,7 +573,7 @@ def _hand_opening(a4, b4, jk, need_natural, m, top, cum, memo0, memo1, ways, res
         rank = _lowest_rank(free)
         free &= free - 1
         ci = _count_vector(a4, b4, rank)
-        value = _rank_value(rank)
+        value = rank_value(rank)
         for j in range(jk, -1, -1):
             best = free_sets[j]
             for i in range(j + 1):
@@ -615,7 +606,7 @@ def _hand_opening(a4, b4, jk, need_natural, m, top, cum, memo0, memo1, ways, res
     for i in range(n_ent - 1, -1, -1):
         ci = _count_vector(a4, b4, ent[i])
         for j in range(jk + 1):
-            bound[i, j] = bound[i + 1, j] + _rank_value(ent[i]) * SET_BEST[ci, j]
+            bound[i, j] = bound[i + 1, j] + rank_value(ent[i]) * SET_BEST[ci, j]
     if n_ent == 0:
         return max(bound[1, jk], 0)
     return max(_with_sets(n_ent, ent, sa, sb, g_hand, jk, free_sets, need_natural, m, top, cum, memo0, memo1, res, runs,
@@ -654,8 +645,8 @@ def _best_openings(hands, decks, jokers, need_natural, out, knobs, cum, memo0, m
             if c == JOKER:
                 jk += 1
                 continue
-            s = c // 13
-            bit = 1 << (c % 13)
+            s = suit_of(c)
+            bit = 1 << (rank_of(c) - 1)
             if b4[s] & bit or (decks == 1 and a4[s] & bit):
                 return h
             if a4[s] & bit:

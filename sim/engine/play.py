@@ -36,7 +36,7 @@ from sim.engine.events import (  # noqa: F401 (the trace's event types, read as 
 )
 from sim.engine.game import deterministic, play_game, seating, seed_round
 from sim.engine.jit import entry
-from sim.engine.melds import workspace
+from sim.engine.meld_search import workspace
 from sim.engine.round import deal_round, make_buffers
 from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_*)
     MAX_ROUNDS,

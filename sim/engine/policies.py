@@ -75,24 +75,12 @@ from numba.core.errors import NumbaWarning
 # taken inside that block: expected (only Python seats pay it), so not shown.
 warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
+from sim.cards import N_NATURAL
 from sim.engine.actions import hand_melded
 from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
-from sim.engine.melds import (
-    JOKER,
-    N_NATURAL,
-    SUIT_BITS,
-    ZERO,
-    bit,
-    card_in_meld,
-    count,
-    highest,
-    holds_meld,
-    lowest,
-    popcount,
-    rank_of,
-    suit_of,
-)
+from sim.engine.bits import JOKER, SUIT_BITS, ZERO, bit, count, highest, lowest, popcount, rank_of, suit_of
+from sim.engine.hand_melds import card_in_meld, holds_meld
 from sim.engine.rng import below
 from sim.engine.table import hand_recovers, table_accepts
 

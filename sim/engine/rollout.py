@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.cards import N_CODES
 from sim.engine.jit import entry, kernel
 
 from sim.engine import params as P
@@ -24,7 +25,8 @@ from sim.engine.policies import choose_action, lists_joker_free, policy_is_deter
 from sim.engine.events import N_EV
 from sim.engine.hand import take_card
 from sim.engine.layout import A_TYPE, ACT_OPEN, PUB_PILE, PUB_TABLE, fill_view
-from sim.engine.melds import JOKER, N_CODES, ZERO, bit, workspace
+from sim.engine.bits import JOKER, ZERO, bit
+from sim.engine.meld_search import workspace
 from sim.engine.round import round_state
 from sim.engine.rng import (
     STREAM_ROLLOUT_DEAL, STREAM_ROLLOUT_DECK, STREAM_ROLLOUT_SEAT_POLICY, derive_seed, shuffle, uniform,

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.cards import N_CODES, N_NATURAL
 from sim.engine import params as P
 from sim.engine.events import EV_BLOCKED, EV_DEAL, record_event, trace_hand, trace_places
 from sim.engine.hand import hand_value, take_card
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import N_FACTS, N_PUB, N_VIEW, PUB_PILE
-from sim.engine.melds import JOKER, MAX_CANDIDATES, N_CODES, N_INFO, N_NATURAL, ZERO
+from sim.engine.bits import JOKER, ZERO
+from sim.engine.hand_melds import MAX_CANDIDATES, N_INFO
 from sim.engine.rng import shuffle
 from sim.engine.state import (
     G_ACCEPT,

@@ -50,13 +50,15 @@ import math
 
 import numpy as np
 
+from sim.cards import N_CODES
 from sim.engine import params as P
 from sim.engine import position as K
 from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategies_at
 from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
-from sim.engine.melds import JOKER, N_CODES, bit, workspace
+from sim.engine.bits import JOKER, bit
+from sim.engine.meld_search import workspace
 from sim.engine.policies import (
     FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
     P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,

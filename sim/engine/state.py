@@ -14,7 +14,7 @@ h_lo, h_hi    (MAX_SEATS,) u64   each hand's naturals: one bit per code, and
                                  a second bit for a second copy
 h_jk, h_n     (MAX_SEATS,) i64   each hand's jokers and card count
 seats         (MAX_SEATS, N_S)   per seat facts, ``S_*`` columns
-table, owner  (MAX_MELDS, ...)   the melds laid (``melds.I_*`` columns) and
+table, owner  (MAX_MELDS, ...)   the melds laid (``hand_melds.I_*`` columns) and
                                  the seat that laid each
 stock, pile   (MAX_CARDS,) i64   card codes; the top is the last used slot
                                  (``g[G_STOCK] - 1``, ``g[G_PILE] - 1``)

@@ -1,7 +1,7 @@
 """Table melds in the kernels: which cards fit them, adding, joker recovery.
 
 A table meld is one row of ``table`` with the candidate columns of
-:mod:`sim.engine.melds` (kind, suit or rank, start/end or suits, joker).
+:mod:`sim.engine.hand_melds` (kind, suit or rank, start/end or suits, joker).
 For a set, ``I_JPOS`` is the suit its joker stands for: the first suit the
 set's naturals lack, recomputed whenever a natural joins it.
 """
@@ -12,21 +12,8 @@ import numpy as np
 
 from sim.engine import params as P
 from sim.engine.jit import kernel
-from sim.engine.melds import (
-    I_END,
-    I_JOKER,
-    I_JPOS,
-    I_KEY,
-    I_KIND,
-    I_SIZE,
-    I_START,
-    JOKER,
-    KIND_RUN,
-    ZERO,
-    code_at,
-    rank_of,
-    suit_of,
-)
+from sim.engine.bits import JOKER, ZERO, code_at, rank_of, suit_of
+from sim.engine.hand_melds import I_END, I_JOKER, I_JPOS, I_KEY, I_KIND, I_SIZE, I_START, KIND_RUN
 from sim.engine.state import G_ACCEPT, G_ACCEPT_JOKER, G_MELDS, G_RECOVERING, S_OPENED
 
 END_LOW, END_HIGH, END_SET = 0, 1, 2

@@ -27,7 +27,8 @@ from sim.engine.events import EV_DISCARD, EV_DRAW, EV_MAY_I, EV_OUT, EV_RESTOCK,
 from sim.engine.hand import card_completes, card_penalty, drop_card, next_card, take_card
 from sim.engine.jit import kernel
 from sim.engine.layout import A_P1, A_TYPE, ACT_OPEN, ACT_STOP, PUB_PILE, PUB_TOOK, fill_view
-from sim.engine.melds import JOKER, N_INFO, ZERO, add_card, bit, card_in_meld
+from sim.engine.bits import JOKER, ZERO, add_card, bit
+from sim.engine.hand_melds import N_INFO, card_in_meld
 from sim.engine.policies import (
     MAY_I_IF_COMPLETES,
     MAY_I_NO,
