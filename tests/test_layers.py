@@ -568,20 +568,7 @@ def test_an_owned_word_is_found(tmp_path, monkeypatch):
 # ------------------------------------------------------ readable module names
 
 # A module imported under one letter (``from sim.engine import play as E``) or two capitals (``RK``) reads as a
-# riddle wherever it is used: the name must say what the module is. The engine's files are being renamed apart
-# and keep theirs for now, by name; the list only shrinks. Tests may keep theirs.
-ENGINE_ALIASES_ALLOWED: dict[str, set[str]] = {
-    "sim/engine/actions.py": {"P"},
-    "sim/engine/game.py": {"P"},
-    "sim/engine/game_value.py": {"E", "P"},
-    "sim/engine/position.py": {"T"},
-    "sim/engine/rollout.py": {"K", "P"},
-    "sim/engine/round.py": {"P"},
-    "sim/engine/search.py": {"K", "P"},
-    "sim/engine/table.py": {"P"},
-    "sim/engine/turn.py": {"P"},
-    "sim/engine/warm.py": {"E"},
-}
+# riddle wherever it is used: the name must say what the module is. Tests may keep theirs.
 
 
 def cryptic_module_aliases(path: Path, root: Path = ROOT) -> set[str]:
@@ -605,14 +592,8 @@ def cryptic_module_aliases(path: Path, root: Path = ROOT) -> set[str]:
 
 
 def test_no_module_is_imported_under_a_cryptic_name():
-    found = {str(p.relative_to(ROOT)): cryptic_module_aliases(p) for p in PACKAGE_FILES}
-    left = {name: sorted(aliases - ENGINE_ALIASES_ALLOWED.get(name, set()))
-            for name, aliases in found.items() if aliases - ENGINE_ALIASES_ALLOWED.get(name, set())}
-    assert left == {}, f"modules imported under one letter or two capitals: {left}"
-    stale = {name: sorted(aliases - found[name]) for name, aliases in ENGINE_ALIASES_ALLOWED.items()
-             if aliases - found.get(name, set())}
-    assert stale == {}, f"allowances that no longer match: {stale}"
-    assert all(name.startswith("sim/engine/") for name in ENGINE_ALIASES_ALLOWED)
+    found = {str(p.relative_to(ROOT)): sorted(aliases) for p in PACKAGE_FILES if (aliases := cryptic_module_aliases(p))}
+    assert found == {}, f"modules imported under one letter or two capitals: {found}"
 
 
 def test_a_cryptic_module_alias_is_found(tmp_path):

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import params as P
+from sim.engine.params import (
+    CONTRACT_DEALS, CONTRACT_RUNS, CONTRACT_SETS, CONTRACT_WHOLE_HAND, GAME_CONTRAT, GAME_RAMI51, OUT_LAY_OR_DISCARD,
+    RECOVER_UNAMBIGUOUS,
+)
 from sim.engine.events import EV_ADD, EV_MELD, EV_OPEN, EV_RECOVER, record_event
 from sim.engine.hand import card_completes, drop_card, next_card, take_card
 from sim.engine.jit import kernel
@@ -48,7 +51,6 @@ from sim.engine.hand_melds import (
     melded_cards,
 )
 from sim.engine.meld_search import opening_bound, search
-from sim.engine.params import CONTRACT_DEALS, CONTRACT_RUNS, CONTRACT_SETS, CONTRACT_WHOLE_HAND
 from sim.engine.state import (
     G_LAST_OPEN,
     G_MELDS,
@@ -80,7 +82,7 @@ from sim.engine.table import (
 def _leaves_ok(n_after, lo, hi, jk, taken, rules):
     """Whether a laying may leave this hand (docs/rules.md items 12 and 18)."""
     if n_after == 0:
-        return rules.go_out == P.OUT_LAY_OR_DISCARD
+        return rules.go_out == OUT_LAY_OR_DISCARD
     if taken < 0:
         return True
     if taken == JOKER:
@@ -127,24 +129,24 @@ def enumerate_actions(
     state's rows, :func:`sim.engine.table.table_changed`).
     """
     n_act = 0
-    if opened and rules.game == P.GAME_CONTRAT:
+    if opened and rules.game == GAME_CONTRAT:
         # No meld follows the contract: the hand's candidates would serve
         # only the discard's "fits" flag, which melded_cards answers without
         # listing them (G_NCAND -1 says they are not listed).
         n_c = -1
-    elif rules.game == P.GAME_CONTRAT and _no_contract(rules, g, lo, hi, jk, pending if pending >= 0 else hint, s_mask):
+    elif rules.game == GAME_CONTRAT and _no_contract(rules, g, lo, hi, jk, pending if pending >= 0 else hint, s_mask):
         # Most hands before the contract hold none, which bit tests tell:
         # the listing would then serve only the discard's "fits" flag (as
         # after the contract).
         n_c = -1
-    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
+    elif (not opened and rules.game == GAME_RAMI51 and not rules.lay_all_ignores_opening
           and (pending >= 0 or hint >= 0) and not card_completes(lo, jk, pending if pending >= 0 else hint, rules)):
         # An opening that must use a card (the discard taken, or the card
         # drawn by a hand that could not open before it) needs a meld of
         # the hand holding that card: when none does, a few bit tests say
         # there is no opening, as below.
         n_c = -1
-    elif (not opened and rules.game == P.GAME_RAMI51 and not rules.lay_all_ignores_opening
+    elif (not opened and rules.game == GAME_RAMI51 and not rules.lay_all_ignores_opening
           and opening_bound(lo, hi, jk, rules.min_run, rules.ace_high) < threshold(g, rules)):
         # No melds of the hand reach the threshold, so there is no opening
         # to search for; most hands of a seat waiting to open are such, and
@@ -160,12 +162,12 @@ def enumerate_actions(
         n_act = _push_action(act, facts, n_act, ACT_STOP, 0, 0, 0, 0, 0, 0, 0, 0, n_hand)
     out = ws[1][7]  # the workspace's spare row holds the chosen melds
     g[G_NCAND] = n_c
-    if not opened and rules.game == P.GAME_CONTRAT:
+    if not opened and rules.game == GAME_CONTRAT:
         if n_c >= 0:
             n_act = _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_mask, c_info,
                                     open_sel, open_n, act, facts, n_act, out, ws)
     elif not opened and n_c > 0:
-        limit = n_hand if rules.go_out == P.OUT_LAY_OR_DISCARD else n_hand - 1
+        limit = n_hand if rules.go_out == OUT_LAY_OR_DISCARD else n_hand - 1
         forced = pending if pending >= 0 else hint
         value, k = search(lo, hi, jk, n_c, c_mask, c_info, 0, rules.open_needs_natural_run != 0,
                           forced, limit, threshold(g, rules), out, ws)
@@ -185,7 +187,7 @@ def enumerate_actions(
             if value >= 0 and k > 0:
                 n_act = _push_opening(rules, lo, hi, jk, n_hand, taken, n_c, c_mask, c_info, out, k,
                                       open_sel, open_n, 1, act, facts, n_act)
-    elif rules.game != P.GAME_CONTRAT:
+    elif rules.game != GAME_CONTRAT:
         # New melds once opened (in contrat, after the contract, none). A
         # hand not opened comes here only without candidates: no opening
         # (the searches above would find none) and no meld either.
@@ -336,7 +338,7 @@ def _push_contracts(rules, g, lo, hi, jk, n_hand, taken, pending, hint, n_c, c_m
 def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask, s_info,
                      act, facts, r_mask, r_info, n_act):
     n_melds = g[G_MELDS]
-    unambiguous = rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS
+    unambiguous = rules.joker_recovery_from_set == RECOVER_UNAMBIGUOUS
     for m in range(n_melds):
         if not table[m, I_JOKER]:
             continue
@@ -353,7 +355,7 @@ def _push_recoveries(rules, g, lo, hi, jk, n_hand, taken, pending, table, s_mask
             # Relay (a): a new meld from the hand holding the joker, the largest
             # (not in contrat, where no new meld follows the contract).
             n_s = 0
-            if rules.game != P.GAME_CONTRAT and holds_meld(rlo, rjk, rules.min_run, rules.ace_high):
+            if rules.game != GAME_CONTRAT and holds_meld(rlo, rjk, rules.min_run, rules.ace_high):
                 n_s = enumerate_melds(rlo, rjk, rules.min_run, rules.ace_high, s_mask, s_info)
             best = -1
             for k in range(n_s):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import params as P
+from sim.engine.params import GAME_BASIC
 from sim.engine.events import EV_GAME_END, EV_ROUND_END, EV_SEAT, record_event, trace_hand
 from sim.engine.hand import hand_value
 from sim.engine.jit import entry, kernel
@@ -193,7 +193,7 @@ def best_total(rules, totals):
     """The game's best total: the lowest, but in basic rummy (where the round's winner scores) the highest."""
     best = totals[0]
     for s in range(1, rules.players):
-        if (rules.game == P.GAME_BASIC and totals[s] > best) or (rules.game != P.GAME_BASIC and totals[s] < best):
+        if (rules.game == GAME_BASIC and totals[s] > best) or (rules.game != GAME_BASIC and totals[s] < best):
             best = totals[s]
     return best
 
@@ -207,8 +207,8 @@ def game_over(rules, rounds_played, totals):
             return False, -1
         best = 0
         for s in range(1, n_players):
-            if (rules.game == P.GAME_BASIC and totals[s] > totals[best]) or (
-                rules.game != P.GAME_BASIC and totals[s] < totals[best]
+            if (rules.game == GAME_BASIC and totals[s] > totals[best]) or (
+                rules.game != GAME_BASIC and totals[s] < totals[best]
             ):
                 best = s
         for s in range(n_players):

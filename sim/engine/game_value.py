@@ -40,11 +40,11 @@ import functools
 
 import numpy as np
 
-from sim.engine import params as P
 from sim.engine.game import best_total, game_over
 from sim.engine.jit import kernel
+from sim.engine.params import GAME_BASIC
 from sim.engine.rng import STREAM_GAME_FUTURE, below, derive_seed
-from sim.engine.rows import MAX_ROUNDS, R_FIRST, R_GAME, R_POINTS, R_ROUND, R_SEAT, R_WON
+from sim.engine.rows import MAX_ROUNDS, N_R, R_FIRST, R_GAME, R_POINTS, R_ROUND, R_SEAT, R_WON, game_rows
 from sim.engine.state import MAX_SEATS
 
 HORIZON_ROUND, HORIZON_GAME = 0, 1
@@ -131,7 +131,7 @@ def game_value(rules, totals, round_points, rounds_played, seat, library, starts
     for s in range(MAX_SEATS):
         after[s] = totals[s] + round_points[s]
     share = game_share(rules, after, rounds_played, seat, library, starts, rng, scratch[MAX_SEATS:])
-    return share * points_per_game if rules.game == P.GAME_BASIC else -share * points_per_game
+    return share * points_per_game if rules.game == GAME_BASIC else -share * points_per_game
 
 
 @functools.lru_cache(maxsize=32)
@@ -146,19 +146,19 @@ def library(kr, base_kind: int, base_params: tuple[float, ...]) -> tuple[np.ndar
     points, see the module's docstring). Played once per process and base
     (about a second), with :data:`LIBRARY_SEED`: the same library everywhere.
     """
-    from sim.engine import play as E  # the game loop's entries: the library is a run of them
+    from sim.engine.play import play_games  # the game loop's entries: the library is a run of them
 
     n = kr.players
     kinds = np.full(MAX_SEATS, base_kind, dtype=np.int64)
     params = np.tile(np.asarray(base_params, dtype=np.float64), (MAX_SEATS, 1))
     # Room for a quarter of the longest possible games' rows (far more than games use) and one longest game:
     # play_games stops where the next game might not fit, and the loop below goes on from there.
-    res = np.zeros((E.N_R, LIBRARY_GAMES * E.game_rows(kr, MAX_ROUNDS) // 4 + MAX_ROUNDS * n), dtype=np.int32)
+    res = np.zeros((N_R, LIBRARY_GAMES * game_rows(kr, MAX_ROUNDS) // 4 + MAX_ROUNDS * n), dtype=np.int32)
     rows = []
     game = 0
     while game < LIBRARY_GAMES:
-        played, n_res = E.play_games(kr, np.uint64(LIBRARY_SEED), game, LIBRARY_GAMES - game, kinds, params,
-                                     MAX_ROUNDS, res, 0, False)
+        played, n_res = play_games(kr, np.uint64(LIBRARY_SEED), game, LIBRARY_GAMES - game, kinds, params,
+                                   MAX_ROUNDS, res, 0, False)
         rows.append(res[:, :n_res].copy())
         game += int(played)
         if played == 0:

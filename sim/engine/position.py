@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import turn as T
+from sim.engine import turn
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import fill_view
 from sim.engine.round import play_turns, round_outcome, round_points
@@ -63,7 +63,7 @@ def _enter_lay(rules, st, g, ws, ts):
     cached = ts[TS_CACHED] if ts[TS_REUSE] else -1
     ts[TS_REUSE] = 0
     # A position lists every legal choice, whatever its seat's policy plays.
-    n_act = T.list_layings(rules, g, st, ws, ts[TS_SEAT], ts[TS_TAKEN], ts[TS_PENDING], ts[TS_HINT], cached, True)
+    n_act = turn.list_layings(rules, g, st, ws, ts[TS_SEAT], ts[TS_TAKEN], ts[TS_PENDING], ts[TS_HINT], cached, True)
     if n_act == 0:
         _enter_discard(rules, st, g, ts)
         return
@@ -73,7 +73,7 @@ def _enter_lay(rules, st, g, ws, ts):
 
 @kernel
 def _enter_discard(rules, st, g, ts):
-    ts[TS_NDISCARD] = T.list_discards(rules, g, st, ts[TS_SEAT], ts[TS_TAKEN])
+    ts[TS_NDISCARD] = turn.list_discards(rules, g, st, ts[TS_SEAT], ts[TS_TAKEN])
     ts[TS_PHASE] = PH_DISCARD
 
 
@@ -81,8 +81,8 @@ def _enter_discard(rules, st, g, ts):
 def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     """Start the next turn (``PH_START``): the caps, the restock, the take check."""
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
-    status = T.begin_turn(rules, g, st, seat)
-    if status != T.TURN_NEXT:
+    status = turn.begin_turn(rules, g, st, seat)
+    if status != turn.TURN_NEXT:
         _end(ts, status)
         return
     ts[TS_SEAT] = seat
@@ -91,11 +91,11 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
     ts[TS_CACHED] = -1
     ts[TS_KNOWN] = -1
     ts[TS_TAKE_LEGAL] = 0
-    if not T.draws(rules, g):
+    if not turn.draws(rules, g):
         _start_laying(rules, st, g, ws, ts)
         return
-    status, legal, known, cached = T.take_check(rules, g, ev, st, seat, deck_rng, ws, True)
-    if status != T.TURN_NEXT:
+    status, legal, known, cached = turn.take_check(rules, g, ev, st, seat, deck_rng, ws, True)
+    if status != turn.TURN_NEXT:
         _end(ts, status)
         return
     ts[TS_TAKE_LEGAL] = 1 if legal else 0
@@ -107,7 +107,7 @@ def begin_turn(rules, st, g, ev, ws, deck_rng, ts):
 @kernel(optimised_apart=True)
 def _start_laying(rules, st, g, ws, ts):
     taken = ts[TS_TAKEN]
-    ts[TS_PENDING], ts[TS_HINT] = T.laying_starts(rules, st, ts[TS_SEAT], taken, ts[TS_DRAWN])
+    ts[TS_PENDING], ts[TS_HINT] = turn.laying_starts(rules, st, ts[TS_SEAT], taken, ts[TS_DRAWN])
     ts[TS_REUSE] = 1 if (taken >= 0 and ts[TS_CACHED] >= 0) else 0
     _enter_lay(rules, st, g, ws, ts)
 
@@ -126,12 +126,12 @@ def draw(rules, st, g, ev, ws, kinds, params, policy_rng, take, ts):
     """
     seat = ts[TS_SEAT]
     if take:
-        taken = T.take_top(g, ev, st, seat)
+        taken = turn.take_top(g, ev, st, seat)
         ts[TS_TAKEN] = taken
         ts[TS_DRAWN] = taken
     else:
-        status, code = T.draw_stock(rules, g, ev, st, seat)
-        if status != T.TURN_NEXT:
+        status, code = turn.draw_stock(rules, g, ev, st, seat)
+        if status != turn.TURN_NEXT:
             _end(ts, status)
             return
         ts[TS_DRAWN] = code
@@ -149,8 +149,8 @@ def _next_may_i(rules, st, g, ws, ts):
     was asked or asking stops (:func:`sim.engine.turn.may_i_goes_on`), go on to the drawer's laying (whose
     decisions fill the drawer's view again)."""
     seat = ts[TS_SEAT]
-    asker = T.next_asker(rules, ts[TS_ASKER])
-    if asker == seat or not T.may_i_goes_on(rules, g, ts[TS_GRANTED]):
+    asker = turn.next_asker(rules, ts[TS_ASKER])
+    if asker == seat or not turn.may_i_goes_on(rules, g, ts[TS_GRANTED]):
         _start_laying(rules, st, g, ws, ts)
         return
     ts[TS_ASKER] = asker
@@ -162,7 +162,7 @@ def _next_may_i(rules, st, g, ws, ts):
 def answer_may_i(rules, st, g, ev, ws, ask, ts):
     """Play the asker's answer (``PH_MAY_I``): "Puis-je ?" when ``ask`` (granted at once), else pass."""
     if ask:
-        T.grant_may_i(g, ev, st, ts[TS_ASKER])
+        turn.grant_may_i(g, ev, st, ts[TS_ASKER])
         ts[TS_GRANTED] += 1
     _next_may_i(rules, st, g, ws, ts)
 
@@ -170,11 +170,11 @@ def answer_may_i(rules, st, g, ev, ws, ask, ts):
 @kernel(optimised_apart=True)
 def lay(rules, st, g, ev, ws, a, ts):
     """Play laying action ``a`` of ``act[:TS_NACT]`` (``PH_LAY``)."""
-    pending, after = T.lay(rules, g, ev, st, ts[TS_SEAT], a, ts[TS_PENDING])
+    pending, after = turn.lay(rules, g, ev, st, ts[TS_SEAT], a, ts[TS_PENDING])
     ts[TS_PENDING] = pending
-    if after == T.LAY_OUT:
-        _end(ts, T.TURN_OUT)
-    elif after == T.LAY_DISCARD:
+    if after == turn.LAY_OUT:
+        _end(ts, turn.TURN_OUT)
+    elif after == turn.LAY_DISCARD:
         _enter_discard(rules, st, g, ts)
     else:
         _enter_lay(rules, st, g, ws, ts)
@@ -183,7 +183,7 @@ def lay(rules, st, g, ev, ws, a, ts):
 @kernel
 def throw(rules, st, g, ev, code, ts):
     """Throw ``code`` (``PH_DISCARD``; it must be among the legal discards)."""
-    _end(ts, T.throw(g, ev, st, ts[TS_SEAT], code))
+    _end(ts, turn.throw(g, ev, st, ts[TS_SEAT], code))
 
 
 @kernel
@@ -197,14 +197,14 @@ def decide(rules, st, g, kinds, params, policy_rng, ts):
     seat = ts[TS_SEAT]
     phase = ts[TS_PHASE]
     if phase == PH_MAY_I:
-        return 1 if T.decide_may_i(rules, g, st, ts[TS_ASKER], kinds, params, policy_rng) else 0
+        return 1 if turn.decide_may_i(rules, g, st, ts[TS_ASKER], kinds, params, policy_rng) else 0
     if phase == PH_DRAW:
         if not ts[TS_TAKE_LEGAL]:
             return 0
-        return 1 if T.decide_take(rules, g, st, seat, kinds, params, policy_rng, ts[TS_KNOWN]) else 0
+        return 1 if turn.decide_take(rules, g, st, seat, kinds, params, policy_rng, ts[TS_KNOWN]) else 0
     if phase == PH_LAY:
-        return T.decide_action(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NACT])
-    return T.decide_discard(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NDISCARD])
+        return turn.decide_action(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NACT])
+    return turn.decide_discard(rules, g, st, seat, kinds, params, policy_rng, ts[TS_NDISCARD])
 
 
 @kernel(optimised_apart=True)
@@ -236,7 +236,7 @@ def advance(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts, stop_
     while True:
         phase = ts[TS_PHASE]
         if phase == PH_END:
-            if ts[TS_STATUS] != T.TURN_NEXT:
+            if ts[TS_STATUS] != turn.TURN_NEXT:
                 return
             ts[TS_PHASE] = PH_START
             phase = PH_START
@@ -272,7 +272,7 @@ def finish_round(rules, st, g, ev, ws, kinds, params, policy_rng, deck_rng, ts):
     while True:
         phase = ts[TS_PHASE]
         if phase == PH_END:
-            if ts[TS_STATUS] != T.TURN_NEXT:
+            if ts[TS_STATUS] != turn.TURN_NEXT:
                 return
             break
         if phase == PH_START:

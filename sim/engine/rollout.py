@@ -18,8 +18,8 @@ import numpy as np
 from sim.cards import N_CODES
 from sim.engine.jit import entry, kernel
 
-from sim.engine import params as P
-from sim.engine import position as K
+from sim.engine.params import GAME_RAMI51
+from sim.engine import position
 from sim.engine.actions import enumerate_actions
 from sim.engine.policies import choose_action, lists_joker_free, policy_is_deterministic
 from sim.engine.events import N_EV
@@ -83,10 +83,10 @@ def copy_state(src, g_src, ts_src, dst, g_dst, ts_dst):
     # The laying actions the decision plays: those listed (PH_LAY) or the
     # take check's, reused once the pile's top is taken (PH_DRAW).
     n = 0
-    if ts_src[K.TS_PHASE] == K.PH_LAY:
-        n = ts_src[K.TS_NACT]
-    elif ts_src[K.TS_PHASE] == K.PH_DRAW and ts_src[K.TS_CACHED] > 0:
-        n = ts_src[K.TS_CACHED]
+    if ts_src[position.TS_PHASE] == position.PH_LAY:
+        n = ts_src[position.TS_NACT]
+    elif ts_src[position.TS_PHASE] == position.PH_DRAW and ts_src[position.TS_CACHED] > 0:
+        n = ts_src[position.TS_CACHED]
     if n > 0:
         _copy_rows(src.act, dst.act, n)
         _copy_rows(src.facts, dst.facts, n)
@@ -217,7 +217,7 @@ def would_have_opened(rules, st, g, seat, kinds, params, probe, g_probe, ws, rng
             continue
         for k in range(g.shape[0]):
             g_probe[k] = g[k]
-        joker_free = rules.game != P.GAME_RAMI51 or lists_joker_free(kinds[s], params[s])
+        joker_free = rules.game != GAME_RAMI51 or lists_joker_free(kinds[s], params[s])
         n_act = enumerate_actions(
             rules, g_probe, s, st.h_lo[s], st.h_hi[s], st.h_jk[s], st.h_n[s], False, -1, -1, -1, st.table,
             st.takes, probe.c_mask, probe.c_info, probe.s_mask, probe.s_info, probe.open_sel, probe.open_n,
@@ -296,9 +296,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, a
             copy_state(trial, g_trial, ts_trial, branch, g_branch, ts_branch)
             branch_policy[:] = policy_rng
             branch_deck[:] = deck_rng
-            K.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
-            K.finish_round(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch)
-            winner, _, _, round_points = K.round_result(rules, branch, g_branch, ev, ts_branch)
+            position.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
+            position.finish_round(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch)
+            winner, _, _, round_points = position.round_result(rules, branch, g_branch, ev, ts_branch)
             for s in range(MAX_SEATS):
                 points[j, t, s] = round_points[s]
             went_out[j, t] = winner == seat

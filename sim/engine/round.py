@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from sim.cards import N_CODES, N_NATURAL
-from sim.engine import params as P
+from sim.engine.params import (
+    CONTRACT_DEALS, CONTRACT_DEALT, GAME_BASIC, GAME_CONTRAT, SEC_DOUBLE, SEC_FLAT_200, UNOPENED_COUNT_CARDS,
+)
 from sim.engine.events import EV_BLOCKED, EV_DEAL, record_event, trace_hand, trace_places
 from sim.engine.hand import hand_value, take_card
 from sim.engine.jit import entry, kernel
@@ -169,8 +171,8 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
     # The ruleset resolved the deal (basic rummy's "auto" included) into
     # rules.hand_size; contrat deals follow the contract table.
     hand_size = rules.hand_size
-    if rules.game == P.GAME_CONTRAT:
-        hand_size = P.CONTRACT_DEALT[rnd % P.CONTRACT_DEALS]
+    if rules.game == GAME_CONTRAT:
+        hand_size = CONTRACT_DEALT[rnd % CONTRACT_DEALS]
     i = 0
     for s in range(n_players):
         seat = (first + s) % n_players
@@ -254,9 +256,9 @@ def round_outcome(rules, g, ev, st, status, seat):
     if winner >= 0:
         # The winner laid its first cards in the very turn it went out.
         if st.seats[winner, S_FIRST_LAY] == g[G_TURN]:
-            if rules.rami_sec == P.SEC_DOUBLE:
+            if rules.rami_sec == SEC_DOUBLE:
                 rami_sec = True
-            elif rules.rami_sec == P.SEC_FLAT_200:
+            elif rules.rami_sec == SEC_FLAT_200:
                 rami_sec = True
                 for s in range(rules.players):
                     if s != winner and st.seats[s, S_OPENED]:
@@ -286,24 +288,24 @@ def score_round(rules, winner, rami_sec, st, points):
             for s in range(n_players):
                 points[s] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
         return
-    if rules.game == P.GAME_BASIC:
+    if rules.game == GAME_BASIC:
         gain = 0
         for s in range(n_players):
             if s != winner:
                 gain += hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
-        if rami_sec and rules.rami_sec == P.SEC_DOUBLE:
+        if rami_sec and rules.rami_sec == SEC_DOUBLE:
             gain *= 2
         points[winner] = gain
         return
     for s in range(n_players):
         if s == winner:
             continue
-        if not seats[s, S_OPENED] and rules.unopened_penalty != P.UNOPENED_COUNT_CARDS:
+        if not seats[s, S_OPENED] and rules.unopened_penalty != UNOPENED_COUNT_CARDS:
             v = rules.unopened_penalty
         else:
             v = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
-        if rami_sec and rules.rami_sec == P.SEC_DOUBLE:
+        if rami_sec and rules.rami_sec == SEC_DOUBLE:
             v *= 2
-        elif rami_sec and rules.rami_sec == P.SEC_FLAT_200:
+        elif rami_sec and rules.rami_sec == SEC_FLAT_200:
             v = 200
         points[s] = v

@@ -51,8 +51,8 @@ import math
 import numpy as np
 
 from sim.cards import N_CODES
-from sim.engine import params as P
-from sim.engine import position as K
+from sim.engine.params import GAME_BASIC, TAKE_AFTER_OPENING
+from sim.engine import position
 from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategies_at
 from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
@@ -140,14 +140,14 @@ def note_public(rules, st, seat, phase, choice, took, before, known):
             now = st.pub[PUB_TOOK + s, c]
             known[s, c] += now - took[s, c]
             took[s, c] = now
-    if phase == K.PH_LAY:
+    if phase == position.PH_LAY:
         for c in range(N_CODES):
             d = held(st, seat, c) - before[c]
             if d < 0:
                 known[seat, c] = max(known[seat, c] + d, 0)
             elif d > 0 and c == JOKER:
                 known[seat, c] += d
-    elif phase == K.PH_DISCARD and known[seat, choice] > 0:
+    elif phase == position.PH_DISCARD and known[seat, choice] > 0:
         known[seat, choice] -= 1
 
 
@@ -173,12 +173,12 @@ def note_evidence(seat, phase, choice, top, could_take, evidence):
     from the stock fades the seat's counts (:data:`EVIDENCE_FADE`). The
     searching seat weighs its re-deals by ``exp(-infer * count)``.
     """
-    if phase == K.PH_DISCARD and choice < JOKER:
+    if phase == position.PH_DISCARD and choice < JOKER:
         partners = FEED_PARTNERS[choice]
         for c in range(JOKER):
             if partners & bit(c):
                 evidence[seat, c] += 1.0
-    elif phase == K.PH_DRAW and choice == 0:
+    elif phase == position.PH_DRAW and choice == 0:
         if could_take and 0 <= top < JOKER:
             partners = FEED_PARTNERS[top]
             for c in range(JOKER):
@@ -194,30 +194,30 @@ def could_take(rules, st, g, seat):
     the rules take the pile only after it (the rest of the take check reads the seat's hand)."""
     if g[G_PILE] == 0:
         return False
-    return rules.discard_take != P.TAKE_AFTER_OPENING or st.seats[seat, S_OPENED] == 1
+    return rules.discard_take != TAKE_AFTER_OPENING or st.seats[seat, S_OPENED] == 1
 
 
 @kernel
 def list_choices(g, st, ts, base_choice, choices):
     """The legal choices of the decision ``ts`` stands at, into ``choices``, the base's own first; returns how many."""
-    phase = ts[K.TS_PHASE]
+    phase = ts[position.TS_PHASE]
     choices[0] = base_choice
     n = 1
-    if phase == K.PH_DRAW:
-        if ts[K.TS_TAKE_LEGAL] and (g[G_STOCK] > 0 or g[G_PILE] > 0):
+    if phase == position.PH_DRAW:
+        if ts[position.TS_TAKE_LEGAL] and (g[G_STOCK] > 0 or g[G_PILE] > 0):
             choices[1] = 1 - base_choice
             n = 2
-    elif phase == K.PH_MAY_I:
+    elif phase == position.PH_MAY_I:
         # Ask or pass: both are always legal (the machine asks only while a pile card and a penalty card remain).
         choices[1] = 1 - base_choice
         n = 2
-    elif phase == K.PH_LAY:
-        for a in range(ts[K.TS_NACT]):
+    elif phase == position.PH_LAY:
+        for a in range(ts[position.TS_NACT]):
             if a != base_choice:
                 choices[n] = a
                 n += 1
-    elif phase == K.PH_DISCARD:
-        for i in range(ts[K.TS_NDISCARD]):
+    elif phase == position.PH_DISCARD:
+        for i in range(ts[position.TS_NDISCARD]):
             if st.d_legal[i] != base_choice:
                 choices[n] = st.d_legal[i]
                 n += 1
@@ -244,7 +244,7 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, attempts
     active = np.ones(n, dtype=np.bool_)
     # "Worse" is a positive signed difference: more points, except in basic
     # rummy, where the round's winner scores.
-    sign = -1.0 if rules.game == P.GAME_BASIC else 1.0
+    sign = -1.0 if rules.game == GAME_BASIC else 1.0
     done = 0
     look = 0
     best = 0
@@ -301,8 +301,8 @@ def decision_key(g, st, ts):
     """A number for the decision ``ts`` stands at, one per decision of a game: its round, turn, phase and the
     hand's size (each laying of a turn lays at least one card), or at a "Puis-je ?" the asker (each seat is asked
     once a turn), from public facts, so a position knows it too."""
-    last = ts[K.TS_ASKER] if ts[K.TS_PHASE] == K.PH_MAY_I else st.h_n[ts[K.TS_SEAT]]
-    return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[K.TS_PHASE]) * 256 + last
+    last = ts[position.TS_ASKER] if ts[position.TS_PHASE] == position.PH_MAY_I else st.h_n[ts[position.TS_SEAT]]
+    return ((g[G_ROUND] * 65536 + g[G_TURN]) * 8 + ts[position.TS_PHASE]) * 256 + last
 
 
 @entry(optimised_callees=True)
@@ -362,25 +362,25 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
     ``library[library_at[s]]`` (with ``starts`` and ``points_per_game``).
     """
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
-    ts = np.zeros(K.N_TS, dtype=np.int64)
-    ts[K.TS_PHASE] = K.PH_START
+    ts = np.zeros(position.N_TS, dtype=np.int64)
+    ts[position.TS_PHASE] = position.PH_START
     known = np.zeros((MAX_SEATS, N_CODES), dtype=np.int64)
     took = np.zeros((MAX_SEATS, N_CODES), dtype=np.int64)
     evidence = np.zeros((MAX_SEATS, N_CODES), dtype=np.float64)
     before = np.zeros(N_CODES, dtype=np.int64)
     choices = np.zeros(max(st.act.shape[0], N_CODES), dtype=np.int64)
     while True:
-        phase = ts[K.TS_PHASE]
-        if phase == K.PH_END:
-            if ts[K.TS_STATUS] != TURN_NEXT:
+        phase = ts[position.TS_PHASE]
+        if phase == position.PH_END:
+            if ts[position.TS_STATUS] != TURN_NEXT:
                 break
-            ts[K.TS_PHASE] = K.PH_START
+            ts[position.TS_PHASE] = position.PH_START
             continue
-        if phase == K.PH_START:
-            K.begin_turn(rules, st, g, ev, ws, deck_rng, ts)
+        if phase == position.PH_START:
+            position.begin_turn(rules, st, g, ev, ws, deck_rng, ts)
             continue
-        seat = K.deciding_seat(ts)
-        choice = K.decide(rules, st, g, kinds, params, policy_rng, ts)
+        seat = position.deciding_seat(ts)
+        choice = position.decide(rules, st, g, kinds, params, policy_rng, ts)
         if search[seat] > 0:
             j = library_at[seat]
             choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed, game,
@@ -391,11 +391,11 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
         # Read before the choice is played: the top a draw leaves or takes, and whether the table saw it takeable.
         top = st.pile[g[G_PILE] - 1] if g[G_PILE] > 0 else -1
         takeable = could_take(rules, st, g, seat)
-        K.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+        position.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
         note_public(rules, st, seat, phase, choice, took, before, known)
         note_evidence(seat, phase, choice, top, takeable, evidence)
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
-    return round_outcome(rules, g, ev, st, ts[K.TS_STATUS], seat)
+    return round_outcome(rules, g, ev, st, ts[position.TS_STATUS], seat)
 
 
 @entry

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import params as P
+from sim.engine.params import RECOVER_UNAMBIGUOUS
 from sim.engine.jit import kernel
 from sim.engine.bits import JOKER, ZERO, code_at, rank_of, suit_of
 from sim.engine.hand_melds import I_END, I_JOKER, I_JPOS, I_KEY, I_KIND, I_SIZE, I_START, KIND_RUN
@@ -195,7 +195,7 @@ def _refresh_meld_takes(takes, table, m, rules):
     takes[m, 0] = mask | (TAKES_JOKER if joker else ZERO)
     recovering = ZERO
     if rules.jokers > 0:
-        recovering = recovering_cards(table, m, rules.joker_recovery_from_set == P.RECOVER_UNAMBIGUOUS)
+        recovering = recovering_cards(table, m, rules.joker_recovery_from_set == RECOVER_UNAMBIGUOUS)
     takes[m, 1] = recovering
 
 

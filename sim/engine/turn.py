@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import params as P
+from sim.engine.params import (
+    GAME_CONTRAT, GAME_RAMI51, STOCK_FLIP, STOCK_RESHUFFLE, STOCK_TURN_ONCE, TAKE_AFTER_OPENING, TAKE_MUST_USE,
+)
 from sim.engine.actions import apply_action, enumerate_actions, hand_melded
 from sim.engine.events import EV_DISCARD, EV_DRAW, EV_MAY_I, EV_OUT, EV_RESTOCK, record_event, trace_places
 from sim.engine.hand import card_completes, card_penalty, drop_card, next_card, take_card
@@ -155,7 +157,7 @@ def may_i(rules, g, ev, st, seat, kinds, params, policy_rng):
 @kernel
 def restock(rules, g, ev, stock, pile, rng, pub):
     """Rebuild an empty stock from the pile; False if the round is blocked."""
-    if rules.stock_exhausted == P.STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
+    if rules.stock_exhausted == STOCK_TURN_ONCE and g[G_RESTOCKS] >= 1:
         return False
     n = g[G_PILE] - 1
     if n <= 0:
@@ -166,14 +168,14 @@ def restock(rules, g, ev, stock, pile, rng, pub):
     for i in range(n):
         stock[i] = pile[n - 1 - i]
     g[G_STOCK] = n
-    if rules.stock_exhausted == P.STOCK_RESHUFFLE:
+    if rules.stock_exhausted == STOCK_RESHUFFLE:
         shuffle(stock, n, rng, 0)
     pile[0] = top
     g[G_PILE] = 1
     pub[PUB_PILE, :] = 0
     pub[PUB_PILE, top] = 1
     g[G_RESTOCKS] += 1
-    mode = 0 if rules.stock_exhausted == P.STOCK_RESHUFFLE else 1
+    mode = 0 if rules.stock_exhausted == STOCK_RESHUFFLE else 1
     record_event(ev, g, EV_RESTOCK, g[G_ROUND], mode, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     trace_places(ev, g, stock, pile)
     return True
@@ -252,7 +254,7 @@ def begin_turn(rules, g, st, seat):
     """
     if g[G_TURN] >= rules.turn_cap:
         return TURN_CAP
-    if rules.game == P.GAME_CONTRAT and table_closed(rules, g, st.seats):
+    if rules.game == GAME_CONTRAT and table_closed(rules, g, st.seats):
         return TURN_CLOSED
     st.seats[seat, S_TURNS] += 1
     return TURN_NEXT
@@ -273,7 +275,7 @@ def take_check(rules, g, ev, st, seat, deck_rng, ws, joker_free):
     :func:`take_status` answers them (not legal with an empty pile).
     ``joker_free``: as for :func:`sim.engine.actions.enumerate_actions`.
     """
-    if g[G_STOCK] == 0 and rules.stock_exhausted != P.STOCK_FLIP:
+    if g[G_STOCK] == 0 and rules.stock_exhausted != STOCK_FLIP:
         if not restock(rules, g, ev, st.stock, st.pile, deck_rng, st.pub):
             return TURN_BLOCKED, False, -1, -1
     if g[G_PILE] == 0:
@@ -367,7 +369,7 @@ def laying_starts(rules, st, seat, taken, drawn):
     not open (and the threshold never falls), so that an opening now must
     use it (-1 if none).
     """
-    pending = taken if (taken >= 0 and rules.discard_take == P.TAKE_MUST_USE) else -1
+    pending = taken if (taken >= 0 and rules.discard_take == TAKE_MUST_USE) else -1
     hint = drawn if (st.seats[seat, S_NO_OPEN] and drawn >= 0) else -1
     return pending, hint
 
@@ -488,7 +490,7 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
     par = params[seat]
     # The listings leave out what the policy never plays (the same choice
     # either way): Rami 51's joker-free opening.
-    joker_free = rules.game != P.GAME_RAMI51 or lists_joker_free(kind, par)
+    joker_free = rules.game != GAME_RAMI51 or lists_joker_free(kind, par)
     taken = -1
     drawn = -1
     cached = -1
@@ -552,7 +554,7 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
     with the card; ``n_act`` is their count (left in ``act``), which the
     laying phase reuses when the card is taken; -1 when not enumerated.
     """
-    if rules.discard_take == P.TAKE_AFTER_OPENING and not opened:
+    if rules.discard_take == TAKE_AFTER_OPENING and not opened:
         return False, -1, -1
     # A card of another code must stay for the discard (docs/rules.md item 12).
     if top == JOKER:
@@ -576,7 +578,7 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
     if not useful:
         useful = card_completes(lo, jk, top, rules)
         completes = 1 if useful else 0
-    if rules.discard_take == P.TAKE_MUST_USE:
+    if rules.discard_take == TAKE_MUST_USE:
         # A card in no meld of the hand and fitting no table meld can still be
         # laid after a joker recovery (in the joker's new meld, or as the
         # natural that takes it back): only then is the full check needed.
@@ -588,7 +590,7 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
             holds_recovery = (lo & recovering) != ZERO
             # Or another card of the hand takes a joker back, and the card goes
             # into the joker's new meld (not in contrat, where none follows).
-            if (not maybe and holds_recovery and rules.game != P.GAME_CONTRAT
+            if (not maybe and holds_recovery and rules.game != GAME_CONTRAT
                     and card_in_meld(lo, jk + 1, top, rules.min_run, rules.ace_high)):
                 maybe = True
         if not maybe:

@@ -17,11 +17,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sim.engine import play as E
 from sim.engine.jit import in_compiling_thread
 from sim.engine.params import kernel_rules
-from sim.rules import Ruleset
+from sim.engine.play import play_games
 from sim.engine.policies import KIND_RANDOM, N_PARAMS
+from sim.engine.rows import MAX_ROUNDS, N_R
+from sim.engine.state import MAX_SEATS
+from sim.rules import Ruleset
 
 # Loading the compiled engine from the cache takes under two seconds even on
 # a heavily loaded machine; compiling it takes a minute or more.
@@ -38,11 +40,11 @@ def ensure_compiled(ruleset: Ruleset, notice: Callable[[], None] | None = None,
     after ``notice_after`` seconds: the kernels are being compiled.
     """
     kr = kernel_rules(ruleset)
-    kinds = np.full(E.MAX_SEATS, KIND_RANDOM, dtype=np.int64)
-    params = np.zeros((E.MAX_SEATS, N_PARAMS), dtype=np.float64)
-    res = np.zeros((E.N_R, E.MAX_ROUNDS * kr.players), dtype=np.int32)
-    return compile_with_notice(lambda: E.play_games(kr, np.uint64(0), 0, 1, kinds, params, E.MAX_ROUNDS, res, 0,
-                                                    False), notice, notice_after)
+    kinds = np.full(MAX_SEATS, KIND_RANDOM, dtype=np.int64)
+    params = np.zeros((MAX_SEATS, N_PARAMS), dtype=np.float64)
+    res = np.zeros((N_R, MAX_ROUNDS * kr.players), dtype=np.int32)
+    return compile_with_notice(lambda: play_games(kr, np.uint64(0), 0, 1, kinds, params, MAX_ROUNDS, res, 0,
+                                                  False), notice, notice_after)
 
 
 def compile_with_notice(work: Callable[[], object], notice: Callable[[], None] | None = None,
