@@ -42,6 +42,7 @@ from sim.checks import check_whole, is_whole
 from sim.engine import play as engine_play
 from sim.engine import position as engine_position
 from sim.engine import search as engine_search
+from sim.engine.bits import POSITION_VALUES, RANK_VALUES
 from sim.engine.game_value import futures
 from sim.engine.hand import hand_codes, hand_words
 from sim.engine.hand_melds import (
@@ -269,9 +270,8 @@ def _could_open(hand: list[int], r: rules_lib.Ruleset, rnd: int, threshold: int 
 
 
 def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
-    """A table meld as the engine's meld row (``sim.engine.hand_melds``' ``I_*`` columns)."""
-    from sim.rules.melds import rank_value
-
+    """A table meld as the engine's meld row (``sim.engine.hand_melds``' ``I_*`` columns), valued as the engine values
+    melds (``sim.engine.bits``)."""
     row = np.zeros(N_INFO, dtype=np.int32)
     jokers = 1 if meld.joker >= 0 else 0
     positions = meld.positions()
@@ -279,7 +279,7 @@ def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
         row[I_KIND], row[I_KEY] = KIND_RUN, meld.cards[0].suit
         row[I_START], row[I_END] = positions[0], positions[-1]
         row[I_JPOS] = positions[meld.joker] if jokers else 0
-        row[I_POINTS] = sum(rank_value(p) for p in positions)
+        row[I_POINTS] = sum(int(POSITION_VALUES[p]) for p in positions)
     else:
         rank = meld.cards[0].rank
         suits = 0
@@ -289,7 +289,7 @@ def _meld_row(meld: StartMeld, r: rules_lib.Ruleset) -> np.ndarray:
         row[I_KIND], row[I_KEY] = KIND_SET, rank
         row[I_START], row[I_END] = suits, 0
         row[I_JPOS] = meld.cards[meld.joker].suit if jokers else -1
-        row[I_POINTS] = (11 if rank == 1 else min(rank, 10)) * len(meld.cards)
+        row[I_POINTS] = int(RANK_VALUES[rank]) * len(meld.cards)
     row[I_SIZE], row[I_JOKER] = len(meld.cards), jokers
     return row
 

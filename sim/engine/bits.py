@@ -29,7 +29,8 @@ JOKER = JOKER_CODE
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 SUIT_BITS = np.uint64(0x1FFF)
-SUIT_ONES = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)  # rank 1 of each suit, in card codes
+# The aces of the four suits (codes 0, 13, 26, 39): shifted by r, the cards of rank r + 1.
+RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)
 SUIT_MASKS = (SUIT_BITS, SUIT_BITS << np.uint64(13), SUIT_BITS << np.uint64(26), SUIT_BITS << np.uint64(39))
 
 

@@ -17,8 +17,8 @@ import numpy as np
 from sim.engine.bits import (
     JOKER,
     ONE,
+    RANK_CARDS,
     SUIT_BITS,
-    SUIT_ONES,
     ZERO,
     bit,
     lowest,
@@ -186,7 +186,7 @@ def _least_melds(lo, jk, kind, min_run, ace_high, out):
             rank = lowest(ranks)
             ranks &= ranks - 1
             # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
-            suits = (lo >> np.uint64(rank)) & SUIT_ONES
+            suits = (lo >> np.uint64(rank)) & RANK_CARDS
             sub = ZERO
             while True:
                 # The next subset of the rank's suits, in increasing order.

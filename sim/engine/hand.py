@@ -21,7 +21,7 @@ import numpy as np
 
 from sim.cards import N_NATURAL
 from sim.engine.jit import kernel
-from sim.engine.bits import JOKER, SUIT_BITS, ZERO, add_card, bit, lowest, rank_of, remove_card, suit_of
+from sim.engine.bits import JOKER, RANK_CARDS, SUIT_BITS, ZERO, add_card, bit, lowest, rank_of, remove_card, suit_of
 from sim.engine.hand_melds import card_in_meld, joker_in_meld
 
 
@@ -142,8 +142,6 @@ def _near_cards_table() -> np.ndarray:
 
 
 NEAR_CARDS = _near_cards_table()
-# The aces of the four suits (codes 0, 13, 26, 39): shifted by r, the cards of rank r + 1.
-RANK_CARDS = np.uint64(1 | 1 << 13 | 1 << 26 | 1 << 39)
 
 
 @kernel(forceinline=True)

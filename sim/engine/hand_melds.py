@@ -23,8 +23,8 @@ import numpy as np
 
 from sim.engine.bits import (
     ONE,
+    RANK_CARDS,
     SUIT_BITS,
-    SUIT_ONES,
     ZERO,
     bit,
     code_at,
@@ -219,7 +219,7 @@ def enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info):
         rank = lowest(ranks_with_set) + 1
         ranks_with_set &= ranks_with_set - 1
         # The rank's suits, bit 13 s for suit s, as the cards of rank 1.
-        suits = (lo >> np.uint64(rank - 1)) & SUIT_ONES
+        suits = (lo >> np.uint64(rank - 1)) & RANK_CARDS
         value = rank_value(rank)
         spread = ZERO
         while True:
@@ -252,7 +252,7 @@ def card_in_meld(lo, jk, code, min_run, ace_high):
     """
     rank = rank_of(code)
     suit = suit_of(code)
-    others = popcount(lo & (SUIT_ONES << np.uint64(rank - 1)) & ~bit(code))
+    others = popcount(lo & (RANK_CARDS << np.uint64(rank - 1)) & ~bit(code))
     if others >= 2 or (others >= 1 and jk > 0):
         return True
     ranks = np.int64((lo >> np.uint64(13 * suit)) & SUIT_BITS) | (1 << (rank - 1))
@@ -315,7 +315,7 @@ def melded_cards(lo, jk, min_run, ace_high):
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
     two = (r0 & r1) | (r0 & r2) | (r0 & r3) | (r1 & r2) | (r1 & r3) | (r2 & r3)
     ranks_with_set = two if jk > 0 else three
-    return out | (lo & (np.uint64(ranks_with_set) * SUIT_ONES))
+    return out | (lo & (np.uint64(ranks_with_set) * RANK_CARDS))
 
 
 @kernel(forceinline=True)

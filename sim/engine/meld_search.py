@@ -20,8 +20,8 @@ import numpy as np
 from sim.engine.bits import (
     JOKER,
     ONE,
+    RANK_CARDS,
     SUIT_MASKS,
-    SUIT_ONES,
     ZERO,
     bit,
     cards_value,
@@ -68,7 +68,7 @@ def opening_bound(lo, hi, jk, min_run, ace_high):
     """
     r0, r1, r2, r3 = suit_ranks(lo, 0), suit_ranks(lo, 1), suit_ranks(lo, 2), suit_ranks(lo, 3)
     three = (r0 & r1 & r2) | (r0 & r1 & r3) | (r0 & r2 & r3) | (r1 & r2 & r3)
-    u = run_cards(lo, min_run, ace_high, False) | (lo & (np.uint64(three) * SUIT_ONES))
+    u = run_cards(lo, min_run, ace_high, False) | (lo & (np.uint64(three) * RANK_CARDS))
     bound = cards_value(lo & u) + cards_value(hi & u)
     if jk == 0:
         return bound
@@ -86,7 +86,7 @@ def opening_bound(lo, hi, jk, min_run, ace_high):
     while two:
         rank = lowest(two) + 1
         two &= two - 1
-        outside_suits = popcount(loose & (SUIT_ONES << np.uint64(rank - 1)))
+        outside_suits = popcount(loose & (RANK_CARDS << np.uint64(rank - 1)))
         extra = max(extra, rank_value(rank) * (1 + outside_suits))
     return bound + jk * extra
 

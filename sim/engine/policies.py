@@ -77,9 +77,10 @@ warnings.filterwarnings("ignore", message=".*Code running in object mode won't a
 
 from sim.cards import N_NATURAL
 from sim.engine.actions import hand_melded
-from sim.engine.hand import RANK_CARDS
 from sim.engine.jit import kernel
-from sim.engine.bits import JOKER, SUIT_BITS, ZERO, bit, count, highest, lowest, popcount, rank_of, suit_of
+from sim.engine.bits import (
+    JOKER, RANK_CARDS, SUIT_BITS, ZERO, bit, count, highest, lowest, popcount, rank_of, suit_of,
+)
 from sim.engine.hand_melds import card_in_meld, holds_meld
 from sim.engine.rng import below
 from sim.engine.table import hand_recovers, table_accepts
