@@ -174,6 +174,33 @@ def test_a_wrong_line_of_the_table_of_rooms_is_found(tmp_path):
     ]
 
 
+def engine_table_problems(text: str, root: Path = ROOT) -> list[str]:
+    """What the table "Inside the engine" of docs/architecture.md's ``text`` gets wrong: a module it names that
+    ``sim/engine/`` does not hold, a module of ``sim/engine/`` (but its ``__init__.py``) it does not name."""
+    section = text.split("### Inside the engine", 1)[1].split("\n#", 1)[0]
+    named = {word for line in section.splitlines() if line.startswith("| `")
+             for word in re.findall(r"`([a-z_]+\.py)`", line.split(" | ")[0])}
+    held = {p.name for p in (root / "sim" / "engine").glob("*.py") if p.name != "__init__.py"}
+    return ([f"names {name}, which sim/engine/ does not hold" for name in sorted(named - held)]
+            + [f"sim/engine/{name} is in no row" for name in sorted(held - named)])
+
+
+def test_every_engine_module_is_in_the_table_inside_the_engine():
+    # A newcomer finds a fact's module there: a module split, renamed or added changes its row.
+    problems = engine_table_problems(ARCHITECTURE.read_text(encoding="utf-8"))
+    assert problems == [], "docs/architecture.md, Inside the engine: " + "; ".join(problems)
+
+
+def test_a_wrong_row_inside_the_engine_is_found(tmp_path):
+    (tmp_path / "sim" / "engine").mkdir(parents=True)
+    for name in ("__init__.py", "play.py", "bits.py"):
+        (tmp_path / "sim" / "engine" / name).write_text("")
+    text = ("### Inside the engine\n\n| module | owns |\n|---|---|\n| `play.py`, `gone.py` | the `bits.py` words |\n"
+            "\n## Lines\n")
+    assert engine_table_problems(text, tmp_path) == ["names gone.py, which sim/engine/ does not hold",
+                                                     "sim/engine/bits.py is in no row"]
+
+
 def test_an_import_in_a_function_or_a_relative_one_is_found(tmp_path):
     engine = tmp_path / "sim" / "engine"
     engine.mkdir(parents=True)
