@@ -23,8 +23,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from sim.cards import JOKER_CODE, N_NATURAL
 from sim.engine.jit import kernel
 
-# The card codes are sim.cards' (the naturals 0 .. 51 by suit and rank, then the joker): the engine names them.
-JOKER = JOKER_CODE
+JOKER = JOKER_CODE  # sim.cards' code of the joker, under the engine's name for it
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
