@@ -515,6 +515,17 @@ def test_the_items_are_those_the_code_serves():
     assert set(commands(ROOT)) == set(main.commands)
 
 
+def test_every_kernel_field_is_named_as_its_knob():
+    # The kernels read a knob under its own name (a choice knob as its code): a field renamed on its way into
+    # the engine would be a second name for one fact. The few fields that are no knob are listed, with what
+    # they hold, in DERIVED_FIELDS.
+    from sim.engine.params import DERIVED_FIELDS
+
+    fields, names = kernel_fields(ROOT), knobs(ROOT)
+    assert [f for f in fields if f not in names and f not in DERIVED_FIELDS] == []
+    assert sorted(DERIVED_FIELDS) == sorted(f for f in fields if f not in names)  # none listed that is a knob
+
+
 def test_a_wrong_recipe_is_found():
     text = TEXT.replace("`docs/rulesets.md`: its line", "`docs/ruleset.md`: its line")
     problems = recipe_problems("knob", text)

@@ -18,6 +18,8 @@ RECOVER_MISSING_SUIT, RECOVER_UNAMBIGUOUS = 0, 1
 OUT_LAY_OR_DISCARD, OUT_DISCARD_ONLY = 0, 1
 STOCK_RESHUFFLE, STOCK_TURN_ONCE, STOCK_FLIP = 0, 1, 2
 SEC_DOUBLE, SEC_FLAT_200, SEC_NONE = 0, 1, 2
+PLAYABLE_ALLOWED, PLAYABLE_FORBIDDEN = 0, 1
+BLOCKED_NOTHING, BLOCKED_HANDS = 0, 1
 UNOPENED_COUNT_CARDS = -1
 
 # Rami contrat's deals, one slot a deal (slot ``round % CONTRACT_DEALS``, deal 1
@@ -39,11 +41,20 @@ _CODES = {
     "go_out": {"lay_or_discard": OUT_LAY_OR_DISCARD, "discard_only": OUT_DISCARD_ONLY},
     "stock_exhausted": {"reshuffle": STOCK_RESHUFFLE, "turn_once_then_block": STOCK_TURN_ONCE, "flip_no_shuffle": STOCK_FLIP},
     "rami_sec": {"double": SEC_DOUBLE, "flat_200": SEC_FLAT_200, "none": SEC_NONE},
+    "discard_playable": {"allowed": PLAYABLE_ALLOWED, "forbidden": PLAYABLE_FORBIDDEN},
+    "blocked_scoring": {"nothing": BLOCKED_NOTHING, "hands": BLOCKED_HANDS},
 }
 
 
 class KernelRules(NamedTuple):
-    """Every knob of a :class:`~sim.rules.Ruleset` as an ``int`` (bools as 0/1)."""
+    """Every knob of a :class:`~sim.rules.Ruleset` as an ``int``, under the knob's own name.
+
+    Bools are 0/1, a choice knob holds its code (``_CODES``), ``jokers`` the
+    count with ``"players-1"`` resolved and ``unopened_penalty`` its points
+    or ``UNOPENED_COUNT_CARDS``. A field that is no knob is listed in
+    :data:`DERIVED_FIELDS`; ``jokers_per_meld`` has no field (one value is
+    played, which the meld search holds by construction).
+    """
 
     game: int
     players: int
@@ -59,12 +70,12 @@ class KernelRules(NamedTuple):
     open_threshold_rises: int
     lay_all_ignores_opening: int
     discard_take: int
-    discard_playable_forbidden: int
+    discard_playable: int
     last_card_no_discard_take: int
     joker_recovery_from_set: int
     go_out: int
     stock_exhausted: int
-    blocked_scores_hands: int
+    blocked_scoring: int
     ace_penalty: int
     joker_penalty: int
     unopened_penalty: int
@@ -74,6 +85,12 @@ class KernelRules(NamedTuple):
     may_i: int
     may_i_limit: int
     turn_cap: int
+
+
+DERIVED_FIELDS = {
+    "hand_size": "the cards dealt each player (the knob deal, \"auto\" resolved); contrat deals follow CONTRACT_DEALT",
+}
+"""The fields of :class:`KernelRules` that are no knob, each with what it holds."""
 
 
 def kernel_rules(r: Ruleset) -> KernelRules:
@@ -93,12 +110,12 @@ def kernel_rules(r: Ruleset) -> KernelRules:
         open_threshold_rises=int(r.open_threshold_rises),
         lay_all_ignores_opening=int(r.lay_all_ignores_opening),
         discard_take=_CODES["discard_take"][r.discard_take],
-        discard_playable_forbidden=int(r.discard_playable == "forbidden"),
+        discard_playable=_CODES["discard_playable"][r.discard_playable],
         last_card_no_discard_take=int(r.last_card_no_discard_take),
         joker_recovery_from_set=_CODES["joker_recovery_from_set"][r.joker_recovery_from_set],
         go_out=_CODES["go_out"][r.go_out],
         stock_exhausted=_CODES["stock_exhausted"][r.stock_exhausted],
-        blocked_scores_hands=int(r.blocked_scoring == "hands"),
+        blocked_scoring=_CODES["blocked_scoring"][r.blocked_scoring],
         ace_penalty=r.ace_penalty,
         joker_penalty=r.joker_penalty,
         unopened_penalty=(

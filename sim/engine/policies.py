@@ -621,42 +621,34 @@ def stop_only(rules, g, lo, jk, opened):
 
 
 @kernel(forceinline=True)
-def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_info):
+def discard_unlisted(kind, params, rules, mask, joker, fit):
     """The card the policy throws, found without listing the legal discards; -1 when it needs the listing.
 
-    The heuristic policy without judgement (``P_DISCARD`` 0) throws the best
-    card of :func:`discard_score` from masks (:func:`_highest_discard`),
-    where no penalty reaches the score's fitting margin.
+    ``(mask, joker)``: the cards the seat may throw
+    (:func:`sim.engine.turn.discard_mask`); ``fit``: the naturals of the
+    hand that fit (:func:`sim.engine.turn.discard_fits`). The heuristic
+    policy without judgement (``P_DISCARD`` 0) throws the best card of
+    :func:`discard_score` from these masks (:func:`_highest_discard`), where
+    no penalty reaches the score's fitting margin.
     """
     if kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
-        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
+        return _highest_discard(rules, mask, fit)
     return -1
 
 
 @kernel(forceinline=True)
-def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
+def _highest_discard(rules, mask, fit):
     """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
 
     :func:`choose_discard` scores each legal discard by :func:`discard_score`
     (with ``P_DISCARD`` 0: its penalty, less 1000 when it fits a meld and
     5000 more for the joker) and plays the first best in listing order
-    (naturals by code, then the joker). With penalties under 990 that is: the card fitting nothing with
-    the highest penalty, the lowest code among equals; else the fitting
-    natural so chosen; else the joker. Found here from the same masks,
-    without filling and scanning the lists.
+    (naturals by code, then the joker). With penalties under 990 that is: the card of ``mask`` fitting nothing
+    with the highest penalty, the lowest code among equals; else the fitting natural so chosen; else the joker
+    (which a hand with no natural to throw may throw). Found here from the same masks, without filling and
+    scanning the lists.
     """
-    in_meld = hand_melded(rules, g, lo, jk, c_mask, c_info)
-    table_mask, joker_fits = table_accepts(g)
-    fit = in_meld | (table_mask if (opened or rules.add_before_opening) else ZERO)
-    legal = lo & ~bit(taken) if 0 <= taken < JOKER else lo
-    joker_legal = jk > 0 and taken != JOKER
-    if rules.discard_playable_forbidden:
-        # The cards the table takes go only when nothing else may.
-        kept = legal & ~table_mask
-        kept_joker = joker_legal and not joker_fits
-        if kept != ZERO or kept_joker:
-            legal, joker_legal = kept, kept_joker
-    for x in (legal & ~fit, legal & fit):
+    for x in (mask & ~fit, mask & fit):
         if x != ZERO:
             return _highest_penalty(x, rules.ace_penalty)
     return JOKER

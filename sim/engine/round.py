@@ -284,7 +284,7 @@ def score_round(rules, winner, rami_sec, st, points):
     for s in range(MAX_SEATS):
         points[s] = 0
     if winner < 0:
-        if rules.blocked_scores_hands:
+        if rules.blocked_scoring == P.BLOCKED_HANDS:
             for s in range(n_players):
                 points[s] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
         return

@@ -433,9 +433,10 @@ def lay(rules, g, ev, st, seat, a, pending):
 
 @kernel(inline="always")
 def list_discards(rules, g, st, seat, taken):
-    """The cards ``seat`` may throw into ``st.d_legal[:n]`` (:func:`legal_discards`); returns ``n``."""
-    return legal_discards(rules, g, st.h_lo[seat], st.h_hi[seat], st.h_jk[seat], taken,
-                          st.seats[seat, S_OPENED] == 1, st.c_mask, st.c_info, st.d_legal, st.d_penalty, st.d_fits)
+    """The cards ``seat`` may throw (:func:`discard_mask`) into ``st.d_legal[:n]`` (:func:`legal_discards`);
+    returns ``n``. ``taken``: the card taken from the pile this turn, or -1."""
+    mask, joker = discard_mask(rules, g, st.h_lo[seat], st.h_jk[seat], taken)
+    return legal_discards(rules, mask, joker, discard_fits(rules, g, st, seat), st.d_legal, st.d_penalty, st.d_fits)
 
 
 @kernel(inline="always")
@@ -533,11 +534,14 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         if after == LAY_DISCARD:
             break
 
-    # Discarding: a policy that needs no listing (nor view) answers first.
-    code = discard_unlisted(kind, par, rules, g, st.h_lo[seat], st.h_jk[seat], taken,
-                            st.seats[seat, S_OPENED] == 1, st.c_mask, st.c_info)
+    # Discarding: a policy that needs no listing (nor view) answers first,
+    # from the same masks the listing is made of.
+    mask, joker = discard_mask(rules, g, st.h_lo[seat], st.h_jk[seat], taken)
+    fit = discard_fits(rules, g, st, seat)
+    code = discard_unlisted(kind, par, rules, mask, joker, fit)
     if code < 0:
-        code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, list_discards(rules, g, st, seat, taken))
+        n = legal_discards(rules, mask, joker, fit, st.d_legal, st.d_penalty, st.d_fits)
+        code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, n)
     return throw(g, ev, st, seat, code)
 
 
@@ -603,27 +607,51 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
     return True, completes, -1
 
 
+@kernel(forceinline=True)
+def discard_mask(rules, g, lo, jk, taken):
+    """``(mask, joker)``: the cards the hand ``(lo, jk)`` may throw, its naturals as a bit word (a code once,
+    however many copies) and whether the joker may go.
+
+    The one owner of the rule, which the listing (:func:`legal_discards`)
+    and the policies' shortcut (:func:`sim.engine.policies.discard_unlisted`)
+    are both handed: the card ``taken`` from the pile this turn stays
+    (docs/rules.md item 11; -1: none taken), and with ``discard_playable``
+    forbidden a card some table meld takes goes only when nothing else may
+    (item 16).
+    """
+    mask = lo & ~bit(taken) if 0 <= taken < JOKER else lo
+    joker = jk > 0 and taken != JOKER
+    if rules.discard_playable == P.PLAYABLE_FORBIDDEN:
+        table_mask, joker_fits = table_accepts(g)
+        kept = mask & ~table_mask
+        kept_joker = joker and not joker_fits
+        if kept != ZERO or kept_joker:
+            return kept, kept_joker
+    return mask, joker
+
+
 @kernel(inline="always")
-def legal_discards(rules, g, lo, hi, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
-    """The cards the hand may throw into ``legal[:n]`` (with their penalty and whether each fits); returns ``n``."""
-    in_meld = hand_melded(rules, g, lo, jk, c_mask, c_info)
-    can_add = opened or rules.add_before_opening
-    table_mask, joker_fits = table_accepts(g)
-    for forbid_playable in (True, False):
-        n = 0
-        x = lo
-        joker_next = jk > 0
-        while True:
-            code, x, joker_next = next_card(x, joker_next)
-            if code < 0:
-                break
-            if code != taken:
-                on_table = joker_fits if code == JOKER else (table_mask & bit(code)) != ZERO
-                if not (forbid_playable and rules.discard_playable_forbidden and on_table):
-                    legal[n] = code
-                    penalty[n] = card_penalty(code, rules)
-                    fits[n] = code == JOKER or (in_meld & bit(code)) != ZERO or (can_add and on_table)
-                    n += 1
-        if n > 0:
+def discard_fits(rules, g, st, seat):
+    """The naturals of ``seat``'s hand that fit, for the discard: those in a meld of the hand
+    (:func:`sim.engine.actions.hand_melded`) or taken by a table meld the seat may add to (the joker always fits)."""
+    in_meld = hand_melded(rules, g, st.h_lo[seat], st.h_jk[seat], st.c_mask, st.c_info)
+    table_mask, _ = table_accepts(g)
+    return in_meld | (table_mask if (st.seats[seat, S_OPENED] == 1 or rules.add_before_opening) else ZERO)
+
+
+@kernel(forceinline=True)
+def legal_discards(rules, mask, joker, fit, legal, penalty, fits):
+    """The cards of ``(mask, joker)`` (:func:`discard_mask`) into ``legal[:n]``, naturals by code then the joker,
+    with their penalty and whether each fits (``fit``: :func:`discard_fits`); returns ``n``."""
+    n = 0
+    x = mask
+    joker_next = joker
+    while True:
+        code, x, joker_next = next_card(x, joker_next)
+        if code < 0:
             break
+        legal[n] = code
+        penalty[n] = card_penalty(code, rules)
+        fits[n] = code == JOKER or (fit & bit(code)) != ZERO
+        n += 1
     return n
