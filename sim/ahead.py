@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 
 def _searching() -> None:
-    """The searching game loop (:func:`sim.search_effort` and a simulation with a ``search`` seat play it)."""
+    """The searching table's entry (:func:`sim.search_effort` and a simulation with a ``search`` seat play it)."""
     from sim.api import simulate
 
     simulate("rami51", ["search:trials=2", "expert", "expert", "expert"], n_games=1, workers=1, max_rounds=1)

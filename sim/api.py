@@ -102,8 +102,10 @@ def _check_seed(seed: Any) -> int:
     return check_seed(seed)
 
 
-READY_ENTRIES: set[tuple[bool, bool]] = set()
-"""The entries this process has compiled or loaded: (a seat searches, the searching loop given the first deals)."""
+READY_ENTRIES: set[bool] = set()
+"""The entries this process has compiled or loaded, by whether a seat searches: the searching table's
+(:func:`sim.engine.search.search_batch`) or the plain table's (:func:`sim.engine.play.play_batch`), each of which
+plays shuffled and given first deals alike."""
 
 COMPILE_NOTICE = "compiling the engine (first run only)..."
 """Written to standard error when a first simulation compiles the engine (about a minute, once per machine)."""
@@ -114,33 +116,30 @@ def say_compiling() -> None:
     print(COMPILE_NOTICE, file=sys.stderr, flush=True)
 
 
-def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.ndarray | None = None,
-                  condition: Any = None) -> None:
+def _compile_once(ruleset: Ruleset, kinds: np.ndarray | None = None, params: np.ndarray | None = None) -> None:
     """Have the entry a run plays compiled or loaded, once per process (see :func:`sim.engine.warm.ensure_compiled`).
 
     On an empty numba cache that takes about a minute: :data:`COMPILE_NOTICE`
     goes to standard error then, so that neither ``rami simulate`` nor a
     notebook cell sits silent meanwhile. Loading from the cache says nothing.
-    Tables where a seat searches are played by entries of their own (the
-    searching game loop, and the same given the first decks): a run that
-    uses one compiles it here, with the same notice, by playing one short
-    game of its own table; a run that does not never compiles it. The plain
-    game loop plays conditioned deals too (one entry).
+    Tables where a seat searches are played by an entry of their own
+    (:func:`sim.engine.search.search_batch`, shuffled and given first decks
+    alike): a run that uses it compiles it here, with the same notice, by
+    playing one short game of its own table; a run that does not never
+    compiles it. The plain table's entry plays conditioned deals too.
     """
     searching = kinds is not None and bool(engine_play.searching(kinds))
-    key = (searching, searching and condition is not None)
-    if key in READY_ENTRIES:
+    if searching in READY_ENTRIES:
         return
 
-    if key == (False, False):
+    if not searching:
         ensure_compiled(ruleset, say_compiling, notice_after=warm.NOTICE_AFTER)
     else:
         kr = kernel_rules(ruleset)
-        orders = batches.accepted_orders(ruleset, condition, 0, 0, 1)[0] if condition is not None else None
         # One round of one game: the types are the run's, the play is short.
-        warm.compile_with_notice(lambda: batches.run_batch(kr, 0, 0, 1, kinds, params, 1, False, orders=orders),
+        warm.compile_with_notice(lambda: batches.run_batch(kr, 0, 0, 1, kinds, params, 1, False),
                                  say_compiling, warm.NOTICE_AFTER)
-    READY_ENTRIES.add(key)
+    READY_ENTRIES.add(searching)
 
 
 _CHUNK_GAMES = batches.FRAME_CHUNK_ROWS // 36
@@ -446,7 +445,7 @@ def _play_on_cluster(run: _Run, shared: np.ndarray | None, dealt: np.ndarray) ->
     """The batches played on the cluster, in order; their rows into ``shared`` when the games' rows are fixed."""
     results: list[Any] = []
     # Each worker compiles or loads the entries before the first batch; the clock starts after.
-    warm_cluster(run.cluster, run.ruleset, run.kinds, run.params, run.cond)
+    warm_cluster(run.cluster, run.ruleset, run.kinds, run.params)
     run.tick(0)
     shipped = _job(run, [], {})
     starts = run.starts
@@ -492,7 +491,7 @@ def _play_here(run: _Run, shared: np.ndarray | None, dealt: np.ndarray) -> list[
     # Compiled (or loaded) before the first batch, in the thread that
     # compiles without paging its frames in and out: a third less time on a
     # fresh cache. Once a process has the kernels this costs nothing.
-    _compile_once(r, run.kinds, run.params, cond)
+    _compile_once(r, run.kinds, run.params)
     run.tick(0)
     starts = run.starts
     if run.workers == 1:
@@ -531,16 +530,15 @@ def _refuse_python(chosen: list[strategy_lib.Strategy]) -> None:
                          "strategies")
 
 
-def compile_entries(ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any = None) -> None:
+def compile_entries(ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray) -> None:
     """Compile or load the entries a simulation of these seats plays, once per process (a worker's warm-up)."""
-    _compile_once(ruleset, kinds, params, condition)
+    _compile_once(ruleset, kinds, params)
 
 
-def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray, condition: Any) -> None:
+def warm_cluster(cluster: Any, ruleset: Ruleset, kinds: np.ndarray, params: np.ndarray) -> None:
     """Have every worker of ``cluster`` compile or load the entries these seats play, before the first batch."""
-    searching = bool(engine_play.searching(kinds))
-    key = ("simulate", searching, searching and condition is not None)
-    cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params, condition))
+    key = ("simulate", bool(engine_play.searching(kinds)))
+    cluster.warm(key, functools.partial(compile_entries, ruleset, kinds, params))
 
 
 def _simulate_to_dataset(run: _Run, job: batches.Batches, identity: dict[str, Any], command: str) -> store.Dataset:
@@ -559,7 +557,7 @@ def _simulate_to_dataset(run: _Run, job: batches.Batches, identity: dict[str, An
         entries = job.condition_ruleset if job.condition is not None else run.ruleset
         # After every check: a refused folder costs no compilation.
         if cluster and todo:
-            warm_cluster(cluster, entries, job.kinds, job.params, job.condition)
+            warm_cluster(cluster, entries, job.kinds, job.params)
         elif todo:
             _compile_once(entries, job.kinds, job.params, job.condition)
         run.tick(found)

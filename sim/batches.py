@@ -115,8 +115,8 @@ def fixed_rows(kr, max_rounds: int) -> int | None:
 
 
 def _play(kr, seed, start, count, kinds, params, max_rounds, res, first_row, rotate, orders):
-    """The engine's batch of games: the searching game loop when a seat searches, the plain one otherwise, or
-    the plain one with the first rounds' decks given.
+    """The engine's batch of games: the searching table's entry when a seat searches, the plain table's
+    otherwise, either with the first rounds' decks given.
 
     ``orders``: None, or ``(decks, streams)``: each game's first-round deck
     in dealing order and where its deck stream stands once it is dealt.

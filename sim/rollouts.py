@@ -144,7 +144,7 @@ def known_cards(position: Position) -> np.ndarray:
     that code. The deciding seat's own hand (:attr:`Position.seat`, the seat
     asked at a "Puis-je ?") is not counted (it sees it).
 
-    The rule's reference is the searching game loop's
+    The rule's reference is the searching round's
     :func:`sim.engine.search.note_public`, which keeps the count from the
     engine's state after every decision; this reads it from the position's
     events instead, and the tests check that both give the same count at

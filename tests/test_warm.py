@@ -116,9 +116,9 @@ def test_run_in_thread_runs_the_work_in_another_thread():
 
 
 def test_a_run_compiles_the_entry_it_plays_and_no_other(monkeypatch):
-    # A searching table is played by entries of its own: a run readies the one it uses (with the compiling
-    # notice when that takes a while) and never one it does not use. Conditioned deals of a plain table are
-    # played by the plain loop: nothing more to ready.
+    # A searching table is played by an entry of its own: a run readies it when it uses it (with the compiling
+    # notice when that takes a while) and never when it does not. Conditioned deals are played by each table's
+    # own entry: nothing more to ready.
     import sim
     from sim import api, batches
     from sim.engine import play as E
@@ -133,32 +133,31 @@ def test_a_run_compiles_the_entry_it_plays_and_no_other(monkeypatch):
     monkeypatch.setattr(api, "READY_ENTRIES", set())
     monkeypatch.setattr(batches, "run_batch", spy)
     sim.simulate("rami51", ["greedy"] * 3, n_games=2, seed=3, workers=1)
-    assert api.READY_ENTRIES == {(False, False)} and set(played) == {(False, False)}  # the plain loop: batches alone
+    assert api.READY_ENTRIES == {False} and set(played) == {(False, False)}  # the plain loop: batches alone
     before = len(played)
     sim.simulate("rami51", ["search:trials=2", "greedy", "greedy"], n_games=1, seed=3, workers=1, max_rounds=1)
     searched = played[before:]
-    assert api.READY_ENTRIES == {(False, False), (True, False)}
+    assert api.READY_ENTRIES == {False, True}
     assert set(searched) == {(True, False)} and len(searched) == 2  # readied by one short game, then the batch
     before = len(played)
     sim.simulate("rami51", ["greedy"] * 3, n_games=1, seed=3, workers=1, condition="jokers(0) >= 1")
-    assert api.READY_ENTRIES == {(False, False), (True, False)}
     assert played[before:] == [(False, True)]  # the batch alone
     before = len(played)
     sim.simulate("rami51", ["search:trials=2", "greedy", "greedy"], n_games=1, seed=3, workers=1, max_rounds=1,
                  condition="jokers(0) >= 1")
-    assert api.READY_ENTRIES == {(False, False), (True, False), (True, True)}
-    assert played[before:] == [(True, True)] * 2
+    assert api.READY_ENTRIES == {False, True}
+    assert played[before:] == [(True, True)]  # the batch alone
 
 
 def _game_entries_compiled() -> dict[str, int]:
-    """The entries defined in ``sim.engine.play`` (the game loops Python calls) compiled or loaded, with their
-    versions."""
+    """The entries defined in ``sim.engine.play`` and ``sim.engine.search`` (the batches Python calls) compiled or
+    loaded, with their versions."""
     from numba.core.dispatcher import Dispatcher
 
-    from sim.engine import play
+    from sim.engine import play, search
 
-    return {name: len(value.overloads) for name, value in vars(play).items()
-            if isinstance(value, Dispatcher) and value.py_func.__module__ == play.__name__ and value.overloads}
+    return {name: len(value.overloads) for module in (play, search) for name, value in vars(module).items()
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__ and value.overloads}
 
 
 def test_a_traced_game_plays_on_the_simulations_entry():
@@ -171,5 +170,20 @@ def test_a_traced_game_plays_on_the_simulations_entry():
     assert compiled.get("play_batch", 0) >= 1
     events = sim.play_traced("rami51", ["greedy"] * 4, seed=5, game=1)
     sim.simulate("rami51", ["greedy"] * 4, n_games=1, seed=5, workers=1, condition="jokers(0) >= 1")
+    assert _game_entries_compiled() == compiled
+    assert events[0]["type"] == "game_start" and events[-1]["type"] == "game_end"
+
+
+def test_a_searching_table_plays_its_batches_and_traced_games_on_one_entry():
+    # The searching table's one entry (sim.engine.search.search_batch): its traced game and its dealt games
+    # compile (or load) no other, nor a new version of it.
+    import sim
+
+    seats = ["search:trials=2", "greedy", "greedy"]
+    sim.simulate("rami51", seats, n_games=1, seed=5, workers=1, max_rounds=1)
+    compiled = _game_entries_compiled()
+    assert compiled.get("search_batch", 0) == 1
+    events = sim.play_traced("rami51", seats, seed=5, game=1, max_rounds=1)
+    sim.simulate("rami51", seats, n_games=1, seed=5, workers=1, max_rounds=1, condition="jokers(0) >= 1")
     assert _game_entries_compiled() == compiled
     assert events[0]["type"] == "game_start" and events[-1]["type"] == "game_end"

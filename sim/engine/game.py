@@ -1,7 +1,16 @@
-"""The game: rounds until the game's end, their result rows and, when tracing, their events.
+"""The game: rounds until the game's end, their result rows and, when tracing, their events; a batch of games.
 
-:func:`play_game` is inlined by numba into the entry points that call it
-(:mod:`sim.engine.play`; see :mod:`sim.engine.jit`).
+The one game loop (:func:`play_game`) and the one batch loop
+(:func:`play_batch_loop`), for every table: a table is the round function
+its games are played by, handed to them as an argument (numba compiles the
+loops once per function so handed). A plain table's round is
+:func:`plain_round` (every seat's policy decides, :func:`sim.engine.round.play_round`);
+a table with a searching seat's is :func:`sim.engine.search.search_round`,
+whose own arguments ride in the tuple ``round_args`` that the plain round
+does not read. So the entry of a plain table (:func:`sim.engine.play.play_batch`)
+compiles no search code, and both tables deal, seed, score, write their rows
+and end their games by the very same lines. Both loops are inlined by numba
+into the entry points that call them (see :mod:`sim.engine.jit`).
 """
 
 from __future__ import annotations
@@ -11,10 +20,11 @@ import numpy as np
 from sim.engine.params import GAME_BASIC
 from sim.engine.events import EV_GAME_END, EV_ROUND_END, EV_SEAT, record_event, trace_hand
 from sim.engine.hand import hand_value
+from sim.engine.melds import workspace
 from sim.engine.jit import entry, kernel
 from sim.engine.policies import policy_is_deterministic
 from sim.engine.rng import STREAM_DECK, STREAM_SEAT_POLICY, derive_seed
-from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, play_round, score_round
+from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, make_buffers, play_round, score_round
 from sim.engine.rows import (
     R_BLOCKED,
     R_CARDS_LEFT,
@@ -43,9 +53,12 @@ from sim.engine.rows import (
 )
 from sim.engine.state import (
     G_DETERMINISTIC,
+    G_NEV,
+    G_OVERFLOW,
     G_TRACE,
     G_TURN,
     MAX_SEATS,
+    N_G,
     S_JOKERS_LAID,
     S_MAY_I,
     S_OPEN_POINTS,
@@ -75,9 +88,44 @@ def seed_round(seed, game, rnd, policy_rng, deck_rng):
 
 
 @entry(inline="always")
+def play_batch_loop(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                    order_round, streams, ev, trace, round_fn, round_args):
+    """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``,
+    their rounds played by ``round_fn`` with ``round_args`` (:func:`play_game`).
+
+    The batch loop of every table's entry (:func:`sim.engine.play.play_batch`,
+    :func:`sim.engine.search.search_batch`), inlined into each. Returns
+    ``(games_done, end_row, events, overflow)``: fewer games than asked when
+    ``res`` filled; the games' rows are ``res[:, first_row:end_row]``.
+    ``rotate`` moves the strategies one seat on from game to game (see
+    :func:`seating`). ``orders[i]`` scripts the deal of round ``order_round``
+    of game ``first_game + i`` (see :func:`sim.engine.round.deal_round`;
+    width 0: shuffled), and ``streams[i]``, when given, is where that round's
+    deck stream stands after dealing it. With ``trace`` the events are
+    recorded into ``ev``: ``events`` rows, ``overflow`` 1 when ``ev`` had no
+    room for them all.
+    """
+    g = np.zeros(N_G, dtype=np.int64)
+    g[G_TRACE] = 1 if trace else 0
+    buffers = make_buffers()
+    ws = workspace()
+    game_kinds = kinds.copy()
+    game_params = params.copy()
+    n_res = first_row
+    for i in range(n_games):
+        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
+        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
+                         buffers, ws, orders[i], order_round, streams[i:i + 1], round_fn, round_args)
+        if rows < 0:
+            return i, n_res, g[G_NEV], g[G_OVERFLOW]
+        n_res = rows
+    return n_games, n_res, g[G_NEV], g[G_OVERFLOW]
+
+
+@entry(inline="always")
 def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order, order_round,
-              order_stream):
-    """Play game ``game`` of the simulation seeded ``seed``.
+              order_stream, round_fn, round_args):
+    """Play game ``game`` of the simulation seeded ``seed``, each round by ``round_fn``.
 
     Writes one row per round and seat into ``res`` from row ``n_res``:
     ``res`` is column-major, ``res[R_..., row]``, so that the result frame
@@ -90,12 +138,22 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     ``order_stream``, when not empty, is where that round's deck stream
     stands after the deal (a deal accepted after others from the same
     stream: its restocks go on from there); empty, from the stream's start.
+
+    ``round_fn`` is the table's round (:func:`plain_round`, or the searching
+    table's :func:`sim.engine.search.search_round`), called as
+    ``round_fn(rules, game, seed, rnd, first, g, ev, buffers, kinds, params,
+    policy_rng, deck_rng, ws, order, totals, round_args)``: it deals round
+    ``rnd`` and plays it, and returns ``(winner, blocked, rami_sec)``;
+    ``totals`` are the game's totals before the round.
     """
     n_players = rules.players
     if n_res + game_rows(rules, max_rounds) > res.shape[1]:
         return -1
     policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
     deck_rng = np.empty(1, dtype=np.uint64)
+    # A searching seat is no deterministic policy: its choices hang on its
+    # rollouts' seeds, not on the position alone, so a repeated position
+    # proves no cycle.
     g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
     totals = np.zeros(MAX_SEATS, dtype=np.int64)
     points = np.zeros(MAX_SEATS, dtype=np.int64)
@@ -111,8 +169,9 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
         seed_round(seed, game, rnd, policy_rng, deck_rng)
         if rnd == order_round and order_stream.shape[0] > 0:
             deck_rng[0] = order_stream[0]
-        winner, blocked, rami_sec = play_round(rules, rnd, first, g, ev, buffers, kinds, params, policy_rng,
-                                               deck_rng, ws, order if rnd == order_round else order[:0])
+        winner, blocked, rami_sec = round_fn(rules, game, seed, rnd, first, g, ev, buffers, kinds, params, policy_rng,
+                                             deck_rng, ws, order if rnd == order_round else order[:0], totals,
+                                             round_args)
         n_res = record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res, n_res)
         rnd += 1
         done, winner_game = game_over(rules, rnd, totals)
@@ -122,13 +181,19 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     return n_res
 
 
+@kernel(forceinline=True)
+def plain_round(rules, game, seed, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, totals,
+                round_args):
+    """A plain table's round function (:func:`play_game`): :func:`sim.engine.round.play_round`, every seat's policy
+    deciding; the game, its seed, its totals and ``round_args`` (empty) are not read."""
+    return play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order)
+
+
 @kernel
 def record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res, n_res):
     """Score round ``rnd`` of game ``game`` just played, add it to ``totals`` and write its rows (and, tracing, its end events).
 
-    Returns the new row count. Shared by :func:`play_game` and the game loop
-    of a table with a searching seat (:mod:`sim.engine.search`), so both
-    write the very same rows.
+    Returns the new row count.
     """
     n_players = rules.players
     h_lo, h_hi, h_jk, h_n, seats = buffers.h_lo, buffers.h_hi, buffers.h_jk, buffers.h_n, buffers.seats

@@ -187,7 +187,7 @@ def library(kr, base_kind: int, base_params: tuple[float, ...]) -> tuple[np.ndar
 
 
 def futures(kr, kinds: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The libraries of a table's strategies (row ``j``: strategy ``j``), for the searching game loop.
+    """The libraries of a table's strategies (row ``j``: strategy ``j``), for the searching round.
 
     A strategy that searches with ``horizon=1`` gets its base's
     :func:`library`; any other an empty one (it is never read). Returns

@@ -58,9 +58,13 @@ optimised once and never code-generated; machine code is generated once,
 in the library of the function Python calls (an :func:`entry`), and cached
 there, callees included. So:
 
-* one entry per game loop for Python (``sim.engine.play.play_batch`` plays
-  a batch, a dealt batch and a traced game alike), with the loop inlined
-  into it rather than called: each entry generates the whole round's code;
+* one entry per kind of table for Python (``sim.engine.play.play_batch``
+  for a plain table, ``sim.engine.search.search_batch`` for a table with a
+  searching seat, each playing a batch, a dealt batch and a traced game
+  alike), with the one batch loop and game loop
+  (``sim.engine.game.play_batch_loop``, ``play_game``) inlined into it
+  rather than called, the table's round function handed to them as an
+  argument: each entry generates the whole round's code;
 * a kernel that Python calls directly compiles and caches as before.
 
 Three declarations say how much of a library LLVM optimises:
@@ -70,11 +74,10 @@ Three declarations say how much of a library LLVM optimises:
 * ``optimised_callees=True`` (an entry or a kernel whose work is all in the
   kernels it calls, optimised in their own libraries): its module is only
   relinked (:class:`_EntryLibrary`, :attr:`_LinkedLibrary.relinked`), not
-  run through LLVM's pipeline again. Declared so: the batch and trace
-  entries of ``sim.engine.play`` and of the searching table, the position
-  machine's ``advance``, the searching game's levels above the rollouts
-  (``play_search_game``, ``search_round``, ``search_decision``,
-  ``searched_choice``) and the doors below. Not a function with a hot loop
+  run through LLVM's pipeline again. Declared so: the batch entries of the
+  plain and the searching table, the position machine's ``advance``, the
+  searching game's levels above the rollouts (``search_round``,
+  ``search_decision``, ``searched_choice``) and the doors below. Not a function with a hot loop
   of its own (the rollouts' ``run_trials``): relinked, that loop goes
   unoptimised;
 * ``optimised_apart=True`` (:attr:`_LinkedLibrary.apart`), for a kernel that

@@ -34,10 +34,10 @@ from sim.engine.events import (  # noqa: F401 (the trace's event types, read as 
     WHERE_PILE,
     WHERE_STOCK,
 )
-from sim.engine.game import deterministic, play_game, seating, seed_round
+from sim.engine.game import deterministic  # noqa: F401 (read as play.deterministic)
+from sim.engine.game import plain_round, play_batch_loop, seed_round
 from sim.engine.jit import entry
-from sim.engine.meld_search import workspace
-from sim.engine.round import deal_round, make_buffers
+from sim.engine.round import deal_round, make_buffers  # noqa: F401 (make_buffers: read as play.make_buffers)
 from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_*)
     MAX_ROUNDS,
     N_R,
@@ -66,7 +66,7 @@ from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_
     R_WON,
     game_rows,
 )
-from sim.engine.state import G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_TRACE, G_TURN, MAX_SEATS, N_G
+from sim.engine.state import G_DETERMINISTIC, G_FIRST, G_TURN, MAX_SEATS
 from sim.engine.policies import KIND_SEARCH
 from sim.engine.turn import play_turn
 
@@ -79,40 +79,21 @@ def searching(kinds: np.ndarray) -> bool:
 @entry(optimised_callees=True)
 def play_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
                order_round, streams, ev, trace):
-    """Play games ``first_game .. first_game + n_games - 1`` into ``res``, shape ``(N_R, rows)``, from ``first_row``.
+    """Play games ``first_game .. first_game + n_games - 1`` of a plain table into ``res``, from ``first_row``.
 
-    The engine's one game loop compiled for Python: a batch of a simulation
+    The engine's one game loop compiled for Python, for a table whose seats
+    all play their policies (:func:`sim.engine.game.play_batch_loop` with
+    :func:`sim.engine.game.plain_round`: its arguments and its result
+    ``(games_done, end_row, events, overflow)``): a batch of a simulation
     (:func:`play_games`, :func:`play_games_dealt`) and a traced game
     (:func:`trace_game`) are calls of it, so that a run compiles the round's
     machine code once for all three (each entry generates the whole round's
-    code again: some three seconds of a first compile apiece).
-
-    Returns ``(games_done, end_row, events, overflow)``: fewer games than
-    asked when ``res`` filled; the games' rows are ``res[:, first_row:end_row]``.
-    Batches of one simulation may share one ``res``, each writing its own
-    rows (games of a fixed number of rounds fill a known number). ``rotate``
-    moves the strategies one seat on from game to game (see :func:`seating`).
-    ``orders[i]`` scripts the deal of round ``order_round`` of game
-    ``first_game + i`` (see :func:`deal_round`; width 0: shuffled), and
-    ``streams[i]``, when given, is where that round's deck stream stands
-    after dealing it. With ``trace`` the events are recorded into ``ev``:
-    ``events`` rows, ``overflow`` 1 when ``ev`` had no room for them all.
+    code again: some three seconds of a first compile apiece). A table with
+    a searching seat has its own entry on the same loop
+    (:func:`sim.engine.search.search_batch`).
     """
-    g = np.zeros(N_G, dtype=np.int64)
-    g[G_TRACE] = 1 if trace else 0
-    buffers = make_buffers()
-    ws = workspace()
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    n_res = first_row
-    for i in range(n_games):
-        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        rows = play_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                         buffers, ws, orders[i], order_round, streams[i:i + 1])
-        if rows < 0:
-            return i, n_res, g[G_NEV], g[G_OVERFLOW]
-        n_res = rows
-    return n_games, n_res, g[G_NEV], g[G_OVERFLOW]
+    return play_batch_loop(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                           orders, order_round, streams, ev, trace, plain_round, ())
 
 
 _NO_STREAMS = np.zeros(0, dtype=np.uint64)
@@ -157,9 +138,9 @@ def trace_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_ro
 
 @entry
 def start_round(rules, game, seed, rnd, buffers, g, ev, policy_rng, deck_rng, order):
-    """Seed the streams of ``(seed, game)`` and deal round ``rnd``, as :func:`play_game` does.
+    """Seed the streams of ``(seed, game)`` and deal round ``rnd``, as :func:`sim.engine.game.play_game` does.
 
-    Leaves the very position :func:`play_game` starts that round from, to
+    Leaves the very position the game loop starts that round from, to
     study turn by turn with :func:`step_turn` (tests of the information rule,
     advice). ``order`` scripts the deal (see :func:`deal_round`); empty: shuffled.
     """

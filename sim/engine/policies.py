@@ -100,7 +100,7 @@ KIND_PYTHON = 2  # a policy written in Python, called back (sim.engine.callbacks
 # A seat that searches (sim.engine.search): it plays its own decisions by
 # rollouts, and its base strategy (kind in P_SEARCH_BASE, the base's
 # parameters in the other slots) in the rollouts. The turn never sees this
-# kind: the searching game loop hands the turn the base's kind.
+# kind: the searching round (search_round) hands the turn the base's kind.
 KIND_SEARCH = 3
 
 (

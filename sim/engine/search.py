@@ -11,15 +11,16 @@ choice starts from the same re-deal and the same streams
 (:func:`sim.engine.rollout.run_trials`), so choices are compared on common
 futures.
 
-Why a game loop of its own: numba cannot type a recursive call graph, and a
+Why a round of its own: numba cannot type a recursive call graph, and a
 search is a turn that plays turns. So the search is not a policy the turn
-asks; a table with a searching seat plays its rounds here, on the position
-machine (:mod:`sim.engine.position`), one decision at a time: a searching
-seat's decision is valued by rollouts whose playouts know only the base
-strategies, every other decision is the seat's own policy's. The rows are
-written by the very kernels the ordinary game loop writes them with
-(:func:`sim.engine.game.record_round`, :func:`sim.engine.game.close_game`),
-and a traced game records the very events a game of the position machine
+asks; a table with a searching seat plays its rounds here
+(:func:`search_round`), on the position machine (:mod:`sim.engine.position`),
+one decision at a time: a searching seat's decision is valued by rollouts
+whose playouts know only the base strategies, every other decision is the
+seat's own policy's. The games and batches around the rounds are the engine's
+one game loop and batch loop (:mod:`sim.engine.game`), handed
+:func:`search_round` as the table's round (entry :func:`search_batch`), and
+a traced game records the very events a game of the position machine
 records, so results, datasets and replays take both alike.
 
 Budget and stopping. Trials run in looks of ``SEARCH_LOOK``; after look
@@ -53,24 +54,21 @@ import numpy as np
 from sim.cards import N_CODES
 from sim.engine.params import GAME_BASIC, TAKE_AFTER_OPENING
 from sim.engine import position
-from sim.engine.game import close_game, deterministic, game_over, record_round, seating, seed_round, strategies_at
+from sim.engine.game import play_batch_loop, strategies_at
 from sim.engine.game_value import HORIZON_GAME, game_value
 from sim.engine.jit import entry, kernel
 from sim.engine.layout import PUB_TOOK
 from sim.engine.bits import JOKER, bit
-from sim.engine.meld_search import workspace
 from sim.engine.policies import (
     FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
     P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
 )
 from sim.engine.rng import STREAM_GAME_FUTURE, STREAM_SEARCH, derive_seed
 from sim.engine.rollout import MODE_BELIEF, MODE_CLAIRVOYANT, run_trials
-from sim.engine.round import deal_round, make_buffers, round_outcome
+from sim.engine.round import deal_round, round_outcome
 from sim.engine.events import N_EV
-from sim.engine.rows import N_R, game_rows
-from sim.engine.state import (
-    G_DETERMINISTIC, G_FIRST, G_NEV, G_OVERFLOW, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, MAX_SEATS, N_G, S_OPENED,
-)
+from sim.engine.rows import N_R
+from sim.engine.state import G_FIRST, G_PILE, G_ROUND, G_STOCK, G_TURN, MAX_SEATS, S_OPENED
 from sim.engine.turn import TURN_NEXT
 
 SEARCH_LOOK = 8
@@ -351,16 +349,27 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed
 
 
 @entry(optimised_callees=True)
-def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, seed,
-                 search, totals, library, starts, points_per_game, library_at, tally):
-    """Deal round ``rnd`` and play it decision by decision, searching where ``search[seat]``; ``(winner, blocked, rami_sec)``.
+def search_round(rules, game, seed, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, totals,
+                 round_args):
+    """The round function of a table with a searching seat (:func:`sim.engine.game.play_game`): deal round ``rnd``
+    and play it decision by decision, searching where a seat's kind is ``KIND_SEARCH``; ``(winner, blocked,
+    rami_sec)``.
 
-    ``kinds``/``params``: the base strategy of each seat (a searching seat's
-    base in its row); ``search[seat]``: 0, or the seat's trials per choice
-    (``params[seat, P_SEARCH_WIDTH]`` its width); ``totals``: the game's
-    totals before the round; seat ``s``'s library of rounds is
-    ``library[library_at[s]]`` (with ``starts`` and ``points_per_game``).
+    ``kinds``/``params``: the strategies seated in game ``game`` (a
+    searching seat's base, ``params[seat, P_SEARCH_BASE]``, plays its
+    rollouts and is its choice where it has one); ``totals``: the game's totals
+    before the round; ``round_args``: ``(rotate, library, starts,
+    points_per_game, tally)``, the batch's seating rule, each strategy's
+    library of rounds in the order the strategies were given
+    (:func:`sim.engine.game_value.futures`) and the tally of the search's
+    work (``TALLY_*``).
     """
+    rotate, library, starts, points_per_game, tally = round_args
+    base_kinds = np.zeros(kinds.shape[0], dtype=np.int64)
+    search = np.zeros(kinds.shape[0], dtype=np.int64)  # a seat's trials per choice, 0 where it does not search
+    search_table(kinds, params, base_kinds, search)
+    library_at = np.zeros(MAX_SEATS, dtype=np.int64)  # seat s's library is library[library_at[s]]
+    strategies_at(rules, game, rotate, library_at)
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
     ts = np.zeros(position.N_TS, dtype=np.int64)
     ts[position.TS_PHASE] = position.PH_START
@@ -380,10 +389,10 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
             position.begin_turn(rules, st, g, ev, ws, deck_rng, ts)
             continue
         seat = position.deciding_seat(ts)
-        choice = position.decide(rules, st, g, kinds, params, policy_rng, ts)
+        choice = position.decide(rules, st, g, base_kinds, params, policy_rng, ts)
         if search[seat] > 0:
             j = library_at[seat]
-            choice = searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed, game,
+            choice = searched_choice(rules, st, g, ts, base_kinds, params, seat, known, evidence, seed, game,
                                      search[seat], choice, choices, totals, library[j], starts[j],
                                      points_per_game[j], tally)
         for c in range(N_CODES):
@@ -391,7 +400,7 @@ def search_round(rules, game, rnd, first, g, ev, st, kinds, params, policy_rng, 
         # Read before the choice is played: the top a draw leaves or takes, and whether the table saw it takeable.
         top = st.pile[g[G_PILE] - 1] if g[G_PILE] > 0 else -1
         takeable = could_take(rules, st, g, seat)
-        position.play_choice(rules, st, g, ev, ws, kinds, params, policy_rng, choice, ts)
+        position.play_choice(rules, st, g, ev, ws, base_kinds, params, policy_rng, choice, ts)
         note_public(rules, st, seat, phase, choice, took, before, known)
         note_evidence(seat, phase, choice, top, takeable, evidence)
     seat = (g[G_FIRST] + g[G_TURN]) % rules.players
@@ -410,69 +419,36 @@ def search_table(kinds, params, base_kinds, search):
 
 
 @entry(optimised_callees=True)
-def play_search_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, buffers, ws, order,
-                     order_round, order_stream, library, starts, points_per_game, library_at, tally):
-    """:func:`sim.engine.game.play_game` for a table with a searching seat: the same rows, the same events.
-
-    ``order``, ``order_round`` and ``order_stream`` script one round's deal
-    as in :func:`sim.engine.game.play_game` (all empty: every deal shuffled);
-    seat ``s``'s library of rounds is ``library[library_at[s]]``
-    (:func:`search_round`).
-    """
-    n_players = rules.players
-    if n_res + game_rows(rules, max_rounds) > res.shape[1]:
-        return -1
-    policy_rng = np.empty(MAX_SEATS, dtype=np.uint64)
-    deck_rng = np.empty(1, dtype=np.uint64)
-    # A searching seat's choices hang on its rollouts' seeds, not on the
-    # position alone: a repeated position proves no cycle.
-    g[G_DETERMINISTIC] = deterministic(rules, kinds, params)
-    base_kinds = np.zeros(kinds.shape[0], dtype=np.int64)
-    search = np.zeros(kinds.shape[0], dtype=np.int64)
-    search_table(kinds, params, base_kinds, search)
-    totals = np.zeros(MAX_SEATS, dtype=np.int64)
-    points = np.zeros(MAX_SEATS, dtype=np.int64)
-    start_row = n_res
-    rnd = 0
-    truncated = False
-    winner_game = -1
-    while True:
-        if rnd >= max_rounds:
-            truncated = True
-            break
-        first = rnd % n_players
-        seed_round(seed, game, rnd, policy_rng, deck_rng)
-        if rnd == order_round and order_stream.shape[0] > 0:
-            deck_rng[0] = order_stream[0]
-        winner, blocked, rami_sec = search_round(rules, game, rnd, first, g, ev, buffers, base_kinds, params,
-                                                 policy_rng, deck_rng, ws, order if rnd == order_round else order[:0],
-                                                 seed, search, totals, library, starts, points_per_game, library_at,
-                                                 tally)
-        n_res = record_round(rules, game, rnd, first, winner, blocked, rami_sec, g, ev, buffers, points, totals, res,
-                             n_res)
-        rnd += 1
-        done, winner_game = game_over(rules, rnd, totals)
-        if done:
-            break
-    close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res, g, ev)
-    return n_res
-
-
-@entry(optimised_callees=True)
-def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, library, starts,
-                 points_per_game, tally):
-    """:func:`sim.engine.play.play_games` for a table with a searching seat; ``tally`` counts its work (``TALLY_*``).
+def search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
+                 order_round, streams, ev, trace, library, starts, points_per_game, tally):
+    """:func:`sim.engine.play.play_batch` for a table with a searching seat: the same batch loop and game loop
+    (:func:`sim.engine.game.play_batch_loop`), its rounds played by :func:`search_round`.
 
     ``library``, ``starts``, ``points_per_game``: each strategy's library of
-    rounds, in the order of ``kinds`` (:func:`sim.engine.game_value.futures`).
-    Every deal shuffled: :func:`search_games_dealt`'s loop with no deck given.
+    rounds, in the order of ``kinds`` (:func:`sim.engine.game_value.futures`);
+    ``tally`` counts the search's work (``TALLY_*``). The one entry of the
+    searching table compiled for Python: its batches (:func:`search_games`,
+    :func:`search_games_dealt`) and its traced game
+    (:func:`trace_search_game`) are calls of it, as the plain table's are of
+    :func:`sim.engine.play.play_batch`.
     """
-    return _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
-                         np.zeros((n_games, 0), dtype=np.int64), np.zeros(0, dtype=np.uint64), library, starts,
-                         points_per_game, tally)
+    return play_batch_loop(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                           orders, order_round, streams, ev, trace, search_round,
+                           (rotate, library, starts, points_per_game, tally))
 
 
-@entry(optimised_callees=True)
+_NO_STREAMS = np.zeros(0, dtype=np.uint64)
+
+
+def search_games(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, library, starts,
+                 points_per_game, tally):
+    """:func:`sim.engine.play.play_games` for a table with a searching seat (:func:`search_batch`, every deal
+    shuffled, untraced); returns ``(games_done, end_row)``."""
+    return search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
+                              np.zeros((n_games, 0), dtype=np.int64), _NO_STREAMS, library, starts, points_per_game,
+                              tally)
+
+
 def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
                        streams, library, starts, points_per_game, tally):
     """:func:`search_games` with the first round of game ``first_game + i`` dealt as the deck ``orders[i]``.
@@ -481,49 +457,21 @@ def search_games_dealt(rules, seed, first_game, n_games, kinds, params, max_roun
     accepted, ``streams[i]`` where that round's deck stream stands after them
     (``orders`` of width 0 and no ``streams``: every deal shuffled).
     """
-    return _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders,
-                         streams, library, starts, points_per_game, tally)
+    # One array layout and type for every caller: an entry compiles once per argument types.
+    orders = np.ascontiguousarray(orders, dtype=np.int64)
+    streams = np.ascontiguousarray(streams, dtype=np.uint64)
+    done, end, _, _ = search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row,
+                                   bool(rotate), orders, 0, streams, np.zeros((1, N_EV), dtype=np.int32), False,
+                                   library, starts, points_per_game, tally)
+    return done, end
 
 
-@entry(inline="always")
-def _search_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate, orders, streams,
-                  library, starts, points_per_game, tally):
-    """The batch loop of :func:`search_games_dealt` and :func:`search_games`, inlined into each (as the game
-    loop is into :func:`sim.engine.play.play_batch`, for the same reason)."""
-    ev = np.zeros((1, N_EV), dtype=np.int32)
-    g = np.zeros(N_G, dtype=np.int64)
-    buffers = make_buffers()
-    ws = workspace()
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
-    n_res = first_row
-    for i in range(n_games):
-        seating(rules, first_game + i, kinds, params, rotate, game_kinds, game_params)
-        strategies_at(rules, first_game + i, rotate, library_at)
-        rows = play_search_game(rules, first_game + i, seed, game_kinds, game_params, max_rounds, res, n_res, ev, g,
-                                buffers, ws, orders[i], 0, streams[i:i + 1], library, starts, points_per_game,
-                                library_at, tally)
-        if rows < 0:
-            return i, n_res
-        n_res = rows
-    return n_games, n_res
-
-
-@entry(optimised_callees=True)
 def trace_search_game(rules, game, seed, kinds, params, max_rounds, ev, order, order_round, rotate, library, starts,
                       points_per_game):
     """:func:`sim.engine.play.trace_game` for a table with a searching seat (the libraries as :func:`search_games`)."""
-    g = np.zeros(N_G, dtype=np.int64)
-    g[G_TRACE] = 1
-    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)
-    game_kinds = kinds.copy()
-    game_params = params.copy()
-    seating(rules, game, kinds, params, rotate, game_kinds, game_params)
-    library_at = np.zeros(MAX_SEATS, dtype=np.int64)
-    strategies_at(rules, game, rotate, library_at)
-    tally = np.zeros(N_TALLY, dtype=np.int64)
-    play_search_game(rules, game, seed, game_kinds, game_params, max_rounds, res, 0, ev, g, make_buffers(),
-                     workspace(), order, order_round, np.zeros(0, dtype=np.uint64), library, starts, points_per_game,
-                     library_at, tally)
-    return g[G_NEV], g[G_OVERFLOW]
+    res = np.zeros((N_R, max_rounds * rules.players), dtype=np.int32)  # the rows a game may write
+    orders = np.ascontiguousarray(order, dtype=np.int64).reshape(1, -1)
+    _, _, events, overflow = search_batch(rules, seed, game, 1, kinds, params, max_rounds, res, 0, bool(rotate),
+                                          orders, order_round, _NO_STREAMS, ev, True, library, starts,
+                                          points_per_game, np.zeros(N_TALLY, dtype=np.int64))
+    return events, overflow

@@ -5,9 +5,9 @@ The first run on a machine compiles the engine (about a minute of one core;
 a second). :func:`ensure_compiled` gets that done before the games start,
 so that a progress display does not sit at 0% meanwhile and a rate measured
 afterwards excludes it; it tells its caller when the wait is a compilation.
-:func:`compile_with_notice` does the same for the other entries (the
-searching game loop, the loops given conditioned first deals), which only a
-run that plays them compiles.
+:func:`compile_with_notice` does the same for the other entry (the
+searching table's, :func:`sim.engine.search.search_batch`), which only a
+run that plays it compiles.
 """
 
 from __future__ import annotations
@@ -51,9 +51,8 @@ def compile_with_notice(work: Callable[[], object], notice: Callable[[], None] |
                         notice_after: float = NOTICE_AFTER) -> float:
     """Run ``work`` (a small call of the entry a run will use) in the compiling thread; the seconds it took.
 
-    As :func:`ensure_compiled`, for any entry: the searching game loop, or
-    the loops that play conditioned deals, each compiled (or loaded) once
-    and only by a run that uses it. ``notice`` is called once, from this
+    As :func:`ensure_compiled`, for any entry: the searching table's,
+    compiled (or loaded) once and only by a run that uses it. ``notice`` is called once, from this
     thread, when ``work`` has not finished after ``notice_after`` seconds
     (called from a compiling thread, ``work`` runs in it, without the notice).
     """
