@@ -4,8 +4,8 @@ The one game loop (:func:`play_game`) and the one batch loop
 (:func:`play_batch_loop`), for every table: a table is the round function
 its games are played by, handed to them as an argument (numba compiles the
 loops once per function so handed). A plain table's round is
-:func:`plain_round` (every seat's policy decides, :func:`sim.engine.round.play_round`);
-a table with a searching seat's is :func:`sim.engine.search.search_round`,
+:func:`sim.engine.round.play_round` (every seat's policy decides); a table
+with a searching seat's is :func:`sim.engine.search.search_round`,
 whose own arguments ride in the tuple ``round_args`` that the plain round
 does not read. So the entry of a plain table (:func:`sim.engine.play.play_batch`)
 compiles no search code, and both tables deal, seed, score, write their rows
@@ -24,7 +24,7 @@ from sim.engine.melds import workspace
 from sim.engine.jit import entry, kernel
 from sim.engine.policies import policy_is_deterministic
 from sim.engine.rng import STREAM_DECK, STREAM_SEAT_POLICY, derive_seed
-from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, make_buffers, play_round, score_round
+from sim.engine.round import BLOCK_TABLE_CLOSED, BLOCK_TURN_CAP, make_buffers, score_round
 from sim.engine.rows import (
     R_BLOCKED,
     R_CARDS_LEFT,
@@ -139,8 +139,8 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
     stands after the deal (a deal accepted after others from the same
     stream: its restocks go on from there); empty, from the stream's start.
 
-    ``round_fn`` is the table's round (:func:`plain_round`, or the searching
-    table's :func:`sim.engine.search.search_round`), called as
+    ``round_fn`` is the table's round (:func:`sim.engine.round.play_round`, or
+    the searching table's :func:`sim.engine.search.search_round`), called as
     ``round_fn(rules, game, seed, rnd, first, g, ev, buffers, kinds, params,
     policy_rng, deck_rng, ws, order, totals, round_args)``: it deals round
     ``rnd`` and plays it, and returns ``(winner, blocked, rami_sec)``;
@@ -179,14 +179,6 @@ def play_game(rules, game, seed, kinds, params, max_rounds, res, n_res, ev, g, b
             break
     close_game(rules, rnd, truncated, winner_game, totals, res, start_row, n_res, g, ev)
     return n_res
-
-
-@kernel(forceinline=True)
-def plain_round(rules, game, seed, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, totals,
-                round_args):
-    """A plain table's round function (:func:`play_game`): :func:`sim.engine.round.play_round`, every seat's policy
-    deciding; the game, its seed, its totals and ``round_args`` (empty) are not read."""
-    return play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order)
 
 
 @kernel

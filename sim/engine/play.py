@@ -35,9 +35,10 @@ from sim.engine.events import (  # noqa: F401 (the trace's event types, read as 
     WHERE_STOCK,
 )
 from sim.engine.game import deterministic  # noqa: F401 (read as play.deterministic)
-from sim.engine.game import plain_round, play_batch_loop, seed_round
+from sim.engine.game import play_batch_loop, seed_round
 from sim.engine.jit import entry
-from sim.engine.round import deal_round, make_buffers  # noqa: F401 (make_buffers: read as play.make_buffers)
+from sim.engine.round import make_buffers  # noqa: F401 (read as play.make_buffers)
+from sim.engine.round import deal_round, play_round
 from sim.engine.rows import (  # noqa: F401 (the result columns, read as play.R_*)
     MAX_ROUNDS,
     N_R,
@@ -83,7 +84,7 @@ def play_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
 
     The engine's one game loop compiled for Python, for a table whose seats
     all play their policies (:func:`sim.engine.game.play_batch_loop` with
-    :func:`sim.engine.game.plain_round`: its arguments and its result
+    :func:`sim.engine.round.play_round`: its arguments and its result
     ``(games_done, end_row, events, overflow)``): a batch of a simulation
     (:func:`play_games`, :func:`play_games_dealt`) and a traced game
     (:func:`trace_game`) are calls of it, so that a run compiles the round's
@@ -93,7 +94,7 @@ def play_batch(rules, seed, first_game, n_games, kinds, params, max_rounds, res,
     (:func:`sim.engine.search.search_batch`).
     """
     return play_batch_loop(rules, seed, first_game, n_games, kinds, params, max_rounds, res, first_row, rotate,
-                           orders, order_round, streams, ev, trace, plain_round, ())
+                           orders, order_round, streams, ev, trace, play_round, ())
 
 
 _NO_STREAMS = np.zeros(0, dtype=np.uint64)

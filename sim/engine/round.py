@@ -210,10 +210,16 @@ def deal_round(rules, rnd, first, g, ev, st, deck_rng, order):
 
 
 @kernel
-def play_round(rules, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order):
+def play_round(rules, game, seed, rnd, first, g, ev, st, kinds, params, policy_rng, deck_rng, ws, order, totals,
+               round_args):
     """Deal round ``rnd`` on the round state ``st`` and play its turns; returns ``(winner, blocked, rami_sec)``.
 
-    ``winner`` is -1 when the round is blocked (``blocked`` says why).
+    ``winner`` is -1 when the round is blocked (``blocked`` says why). A
+    plain table's round function (:func:`sim.engine.game.play_game`): every
+    seat's policy decides, so the game, its seed, its totals and
+    ``round_args`` (empty), which a searching table's round reads, are not
+    read here (nor passed: the engine's linking drops the arguments a
+    kernel never reads).
     """
     deal_round(rules, rnd, first, g, ev, st, deck_rng, order)
     status, seat = play_turns(rules, g, ev, st, first, kinds, params, policy_rng, deck_rng, ws)  # turn 0: first
