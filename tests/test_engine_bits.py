@@ -122,9 +122,9 @@ def test_the_greedy_discard_from_masks_is_the_policys_pick_from_the_listing():
                 choice = K.decide(r, st, g, kinds, params, policy_rng, ts)
                 if ts[K.TS_PHASE] == K.PH_DISCARD:
                     seat = ts[K.TS_SEAT]
-                    mask, joker = turn.discard_mask(r, g, st.h_lo[seat], st.h_jk[seat], ts[K.TS_TAKEN])
-                    quick = policies.discard_unlisted(kinds[seat], params[seat], r, mask, joker,
-                                                      turn.discard_fits(r, g, st, seat))
+                    quick = policies.discard_unlisted(kinds[seat], params[seat], r, g, st.h_lo[seat], st.h_jk[seat],
+                                                      ts[K.TS_TAKEN], st.seats[seat, S_OPENED] == 1, st.c_mask,
+                                                      st.c_info)
                     assert quick == choice
                     compared += 1
                 K.play_choice(r, st, g, ev, ws, kinds, params, policy_rng, choice, ts)

@@ -535,3 +535,36 @@ def hand_melded(rules, g, lo, jk, c_mask, c_info):
         if c_info[k, I_JOKER] <= jk:
             in_meld |= c_mask[k]
     return in_meld
+
+
+@kernel(forceinline=True)
+def discard_mask(rules, g, lo, jk, taken):
+    """``(mask, joker)``: the cards the hand ``(lo, jk)`` may throw, its naturals as a bit word (a code once,
+    however many copies) and whether the joker may go.
+
+    The one owner of the rule, which the turn's listing of the discards
+    (:func:`sim.engine.turn.legal_discards`) and the policies' shortcut
+    (:func:`sim.engine.policies.discard_unlisted`) both read: the card
+    ``taken`` from the pile this turn stays (docs/rules.md item 11; -1: none
+    taken), and with ``discard_playable`` forbidden a card some table meld
+    takes goes only when nothing else may (item 16).
+    """
+    mask = lo & ~bit(taken) if 0 <= taken < JOKER else lo
+    joker = jk > 0 and taken != JOKER
+    if rules.discard_playable == P.PLAYABLE_FORBIDDEN:
+        table_mask, joker_fits = table_accepts(g)
+        kept = mask & ~table_mask
+        kept_joker = joker and not joker_fits
+        if kept != ZERO or kept_joker:
+            return kept, kept_joker
+    return mask, joker
+
+
+@kernel(forceinline=True)
+def discard_fits(rules, g, lo, jk, opened, c_mask, c_info):
+    """The naturals of the hand ``(lo, jk)`` that fit, for the discard: those in a meld of the hand
+    (:func:`hand_melded`) or taken by a table meld the seat may add to (``opened``, or adding before opening);
+    the joker always fits. The one owner of "fits", which the listing and the policies' shortcut both read."""
+    table_mask, _ = table_accepts(g)
+    return hand_melded(rules, g, lo, jk, c_mask, c_info) | (
+        table_mask if (opened or rules.add_before_opening) else ZERO)

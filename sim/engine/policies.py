@@ -76,7 +76,7 @@ from numba.core.errors import NumbaWarning
 warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel", category=NumbaWarning)
 
 from sim.cards import N_NATURAL
-from sim.engine.actions import hand_melded
+from sim.engine.actions import discard_fits, discard_mask
 from sim.engine.jit import kernel
 from sim.engine.bits import (
     JOKER, RANK_CARDS, SUIT_BITS, ZERO, bit, count, highest, lowest, popcount, rank_of, suit_of,
@@ -621,33 +621,35 @@ def stop_only(rules, g, lo, jk, opened):
 
 
 @kernel(forceinline=True)
-def discard_unlisted(kind, params, rules, mask, joker, fit):
+def discard_unlisted(kind, params, rules, g, lo, jk, taken, opened, c_mask, c_info):
     """The card the policy throws, found without listing the legal discards; -1 when it needs the listing.
 
-    ``(mask, joker)``: the cards the seat may throw
-    (:func:`sim.engine.turn.discard_mask`); ``fit``: the naturals of the
-    hand that fit (:func:`sim.engine.turn.discard_fits`). The heuristic
-    policy without judgement (``P_DISCARD`` 0) throws the best card of
-    :func:`discard_score` from these masks (:func:`_highest_discard`), where
-    no penalty reaches the score's fitting margin.
+    The heuristic policy without judgement (``P_DISCARD`` 0) throws the best
+    card of :func:`discard_score` from masks (:func:`_highest_discard`),
+    where no penalty reaches the score's fitting margin.
     """
     if kind == KIND_HEURISTIC and params[P_DISCARD] < 1 and rules.ace_penalty < 990 and rules.joker_penalty < 990:
-        return _highest_discard(rules, mask, fit)
+        return _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info)
     return -1
 
 
 @kernel(forceinline=True)
-def _highest_discard(rules, mask, fit):
+def _highest_discard(rules, g, lo, jk, taken, opened, c_mask, c_info):
     """The discard of the heuristic policy without judgement (``P_DISCARD`` 0), from masks.
 
     :func:`choose_discard` scores each legal discard by :func:`discard_score`
     (with ``P_DISCARD`` 0: its penalty, less 1000 when it fits a meld and
     5000 more for the joker) and plays the first best in listing order
-    (naturals by code, then the joker). With penalties under 990 that is: the card of ``mask`` fitting nothing
-    with the highest penalty, the lowest code among equals; else the fitting natural so chosen; else the joker
-    (which a hand with no natural to throw may throw). Found here from the same masks, without filling and
-    scanning the lists.
+    (naturals by code, then the joker). With penalties under 990 that is:
+    the card fitting nothing with the highest penalty, the lowest code among
+    equals; else the fitting natural so chosen; else the joker. Found here
+    from the masks the listing is made of (the cards that may be thrown,
+    :func:`sim.engine.actions.discard_mask`, and those that fit,
+    :func:`sim.engine.actions.discard_fits`), without filling and scanning
+    the lists.
     """
+    mask, _ = discard_mask(rules, g, lo, jk, taken)
+    fit = discard_fits(rules, g, lo, jk, opened, c_mask, c_info)
     for x in (mask & ~fit, mask & fit):
         if x != ZERO:
             return _highest_penalty(x, rules.ace_penalty)

@@ -24,7 +24,7 @@ import numpy as np
 from sim.engine.params import (
     GAME_CONTRAT, GAME_RAMI51, STOCK_FLIP, STOCK_RESHUFFLE, STOCK_TURN_ONCE, TAKE_AFTER_OPENING, TAKE_MUST_USE,
 )
-from sim.engine.actions import apply_action, enumerate_actions, hand_melded
+from sim.engine.actions import apply_action, discard_fits, discard_mask, enumerate_actions
 from sim.engine.events import EV_DISCARD, EV_DRAW, EV_MAY_I, EV_OUT, EV_RESTOCK, record_event, trace_places
 from sim.engine.hand import card_completes, card_penalty, drop_card, next_card, take_card
 from sim.engine.jit import kernel
@@ -433,10 +433,9 @@ def lay(rules, g, ev, st, seat, a, pending):
 
 @kernel(inline="always")
 def list_discards(rules, g, st, seat, taken):
-    """The cards ``seat`` may throw (:func:`discard_mask`) into ``st.d_legal[:n]`` (:func:`legal_discards`);
-    returns ``n``. ``taken``: the card taken from the pile this turn, or -1."""
-    mask, joker = discard_mask(rules, g, st.h_lo[seat], st.h_jk[seat], taken)
-    return legal_discards(rules, mask, joker, discard_fits(rules, g, st, seat), st.d_legal, st.d_penalty, st.d_fits)
+    """The cards ``seat`` may throw into ``st.d_legal[:n]`` (:func:`legal_discards`); returns ``n``."""
+    return legal_discards(rules, g, st.h_lo[seat], st.h_jk[seat], taken, st.seats[seat, S_OPENED] == 1, st.c_mask,
+                          st.c_info, st.d_legal, st.d_penalty, st.d_fits)
 
 
 @kernel(inline="always")
@@ -534,14 +533,11 @@ def play_turn(rules, g, ev, st, seat, kinds, params, policy_rng, deck_rng, ws):
         if after == LAY_DISCARD:
             break
 
-    # Discarding: a policy that needs no listing (nor view) answers first,
-    # from the same masks the listing is made of.
-    mask, joker = discard_mask(rules, g, st.h_lo[seat], st.h_jk[seat], taken)
-    fit = discard_fits(rules, g, st, seat)
-    code = discard_unlisted(kind, par, rules, mask, joker, fit)
+    # Discarding: a policy that needs no listing (nor view) answers first.
+    code = discard_unlisted(kind, par, rules, g, st.h_lo[seat], st.h_jk[seat], taken,
+                            st.seats[seat, S_OPENED] == 1, st.c_mask, st.c_info)
     if code < 0:
-        n = legal_discards(rules, mask, joker, fit, st.d_legal, st.d_penalty, st.d_fits)
-        code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, n)
+        code = decide_discard(rules, g, st, seat, kinds, params, policy_rng, list_discards(rules, g, st, seat, taken))
     return throw(g, ev, st, seat, code)
 
 
@@ -607,42 +603,13 @@ def take_status(rules, g, seat, top, opened, lo, hi, jk, n_hand, table, takes,
     return True, completes, -1
 
 
-@kernel(forceinline=True)
-def discard_mask(rules, g, lo, jk, taken):
-    """``(mask, joker)``: the cards the hand ``(lo, jk)`` may throw, its naturals as a bit word (a code once,
-    however many copies) and whether the joker may go.
-
-    The one owner of the rule, which the listing (:func:`legal_discards`)
-    and the policies' shortcut (:func:`sim.engine.policies.discard_unlisted`)
-    are both handed: the card ``taken`` from the pile this turn stays
-    (docs/rules.md item 11; -1: none taken), and with ``discard_playable``
-    forbidden a card some table meld takes goes only when nothing else may
-    (item 16).
-    """
-    mask = lo & ~bit(taken) if 0 <= taken < JOKER else lo
-    joker = jk > 0 and taken != JOKER
-    if rules.discard_playable == P.PLAYABLE_FORBIDDEN:
-        table_mask, joker_fits = table_accepts(g)
-        kept = mask & ~table_mask
-        kept_joker = joker and not joker_fits
-        if kept != ZERO or kept_joker:
-            return kept, kept_joker
-    return mask, joker
-
-
 @kernel(inline="always")
-def discard_fits(rules, g, st, seat):
-    """The naturals of ``seat``'s hand that fit, for the discard: those in a meld of the hand
-    (:func:`sim.engine.actions.hand_melded`) or taken by a table meld the seat may add to (the joker always fits)."""
-    in_meld = hand_melded(rules, g, st.h_lo[seat], st.h_jk[seat], st.c_mask, st.c_info)
-    table_mask, _ = table_accepts(g)
-    return in_meld | (table_mask if (st.seats[seat, S_OPENED] == 1 or rules.add_before_opening) else ZERO)
-
-
-@kernel(forceinline=True)
-def legal_discards(rules, mask, joker, fit, legal, penalty, fits):
-    """The cards of ``(mask, joker)`` (:func:`discard_mask`) into ``legal[:n]``, naturals by code then the joker,
-    with their penalty and whether each fits (``fit``: :func:`discard_fits`); returns ``n``."""
+def legal_discards(rules, g, lo, jk, taken, opened, c_mask, c_info, legal, penalty, fits):
+    """The cards the hand may throw (:func:`sim.engine.actions.discard_mask`) into ``legal[:n]``, naturals by code
+    then the joker, with their penalty and whether each fits (:func:`sim.engine.actions.discard_fits`); returns
+    ``n``."""
+    mask, joker = discard_mask(rules, g, lo, jk, taken)
+    fit = discard_fits(rules, g, lo, jk, opened, c_mask, c_info)
     n = 0
     x = mask
     joker_next = joker
