@@ -559,7 +559,7 @@ def _simulate_to_dataset(run: _Run, job: batches.Batches, identity: dict[str, An
         if cluster and todo:
             warm_cluster(cluster, entries, job.kinds, job.params)
         elif todo:
-            _compile_once(entries, job.kinds, job.params, job.condition)
+            _compile_once(entries, job.kinds, job.params)
         run.tick(found)
         if cluster:
             for i, files in cluster.each_done(batches.batch_files, [(job, first, count) for first, count in todo]):

@@ -12,7 +12,7 @@ import numpy as np
 
 from sim.engine.params import (
     CONTRACT_DEALS, CONTRACT_RUNS, CONTRACT_SETS, CONTRACT_WHOLE_HAND, GAME_CONTRAT, GAME_RAMI51, OUT_LAY_OR_DISCARD,
-    RECOVER_UNAMBIGUOUS,
+    PLAYABLE_FORBIDDEN, RECOVER_UNAMBIGUOUS,
 )
 from sim.engine.events import EV_ADD, EV_MELD, EV_OPEN, EV_RECOVER, record_event
 from sim.engine.hand import card_completes, drop_card, next_card, take_card
@@ -551,7 +551,7 @@ def discard_mask(rules, g, lo, jk, taken):
     """
     mask = lo & ~bit(taken) if 0 <= taken < JOKER else lo
     joker = jk > 0 and taken != JOKER
-    if rules.discard_playable == P.PLAYABLE_FORBIDDEN:
+    if rules.discard_playable == PLAYABLE_FORBIDDEN:
         table_mask, joker_fits = table_accepts(g)
         kept = mask & ~table_mask
         kept_joker = joker and not joker_fits

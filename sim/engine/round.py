@@ -6,7 +6,8 @@ import numpy as np
 
 from sim.cards import N_CODES, N_NATURAL
 from sim.engine.params import (
-    CONTRACT_DEALS, CONTRACT_DEALT, GAME_BASIC, GAME_CONTRAT, SEC_DOUBLE, SEC_FLAT_200, UNOPENED_COUNT_CARDS,
+    BLOCKED_HANDS, CONTRACT_DEALS, CONTRACT_DEALT, GAME_BASIC, GAME_CONTRAT, SEC_DOUBLE, SEC_FLAT_200,
+    UNOPENED_COUNT_CARDS,
 )
 from sim.engine.events import EV_BLOCKED, EV_DEAL, record_event, trace_hand, trace_places
 from sim.engine.hand import hand_value, take_card
@@ -290,7 +291,7 @@ def score_round(rules, winner, rami_sec, st, points):
     for s in range(MAX_SEATS):
         points[s] = 0
     if winner < 0:
-        if rules.blocked_scoring == P.BLOCKED_HANDS:
+        if rules.blocked_scoring == BLOCKED_HANDS:
             for s in range(n_players):
                 points[s] = hand_value(h_lo[s], h_hi[s], h_jk[s], rules)
         return
