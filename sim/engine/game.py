@@ -20,7 +20,7 @@ import numpy as np
 from sim.engine.params import GAME_BASIC
 from sim.engine.events import EV_GAME_END, EV_ROUND_END, EV_SEAT, record_event, trace_hand
 from sim.engine.hand import hand_value
-from sim.engine.melds import workspace
+from sim.engine.meld_search import workspace
 from sim.engine.jit import entry, kernel
 from sim.engine.policies import policy_is_deterministic
 from sim.engine.rng import STREAM_DECK, STREAM_SEAT_POLICY, derive_seed
