@@ -1,16 +1,21 @@
-"""The suite compiles the engine's kernels on the second core while the first runs the tests.
+"""How the whole suite uses the cores: its test files spread over two processes, or one process and a compiler.
 
 On a fresh clone numba's cache is empty, and compiling the kernels the suite
 uses (the three games' rounds, traces, positions, rollouts, opening searches,
-conditioned deals, the odds tables, the searching player)
-is most of the whole suite's time, on one core: pytest runs the tests one
-after the other. When the whole suite runs (at least :data:`WHOLE_SUITE`
-tests collected), a second Python process compiles, in the order the test
-files will want them, the kernels the first test files do not compile
-themselves; it writes them to numba's on-disk cache, where the tests find
-them loaded instead of compiling them. The results are the same either way
-(a kernel's machine code does not depend on which process compiled it); only
-the wall time changes. The process is stopped when the session ends.
+conditioned deals, the odds tables, the searching player) is a large part of
+the whole suite's time. The whole suite (``python -m pytest``: ``-n auto`` in
+``pyproject.toml``) runs whole test files in each of two processes
+(pytest-xdist, :func:`pytest_xdist_auto_num_workers`): each compiles or loads
+what its files use, and numba's on-disk cache lets one load what the other
+compiled. A single file or a few tests run in this process alone.
+
+Run in one process (``-n 0``) with at least :data:`WHOLE_SUITE` tests
+collected, a second Python process compiles, in the order the test files will
+want them, the kernels the first test files do not compile themselves; it
+writes them to numba's on-disk cache, where the tests find them loaded instead
+of compiling them. The results are the same either way (a kernel's machine
+code does not depend on which process compiled it); only the wall time
+changes. That process is stopped when the session ends.
 """
 
 from __future__ import annotations
