@@ -27,7 +27,7 @@ from sim.engine.contract_search import contract_ruled_out, search_contract
 from sim.engine.events import N_EV
 from sim.engine.game import seed_round
 from sim.engine.hand_melds import MAX_CANDIDATES, N_INFO, enumerate_melds
-from sim.engine.jit import entry
+from sim.engine.jit import entry, kernel
 from sim.engine.meld_search import search, workspace
 from sim.engine.rng import STREAM_HELD_DEAL, below, derive_seed, uniform
 from sim.engine.round import deal_round, make_buffers
@@ -216,6 +216,25 @@ def deal_held(orders, games, attempts, seed, rnd, hands, held, named, copies, co
             orders[i, p] = out[p]
 
 
+@kernel
+def row_hand(hands, i):
+    """Row ``i`` of ``hands`` (int64 code rows, -1 pads) as a hand: ``(lo, hi, jk, cards)``."""
+    lo = ZERO
+    hi = ZERO
+    jk = 0
+    n_cards = 0
+    for j in range(hands.shape[1]):
+        c = hands[i, j]
+        if c < 0:
+            continue
+        n_cards += 1
+        if c == JOKER:
+            jk += 1
+        else:
+            lo, hi = add_card(lo, hi, c)
+    return lo, hi, jk, n_cards
+
+
 @entry
 def contracts_held(hands, sets, runs, whole, min_run, ace_high, out):
     """Whether each hand (int64 code rows, -1 pads) holds the contract ``sets`` sets and ``runs`` runs.
@@ -230,19 +249,7 @@ def contracts_held(hands, sets, runs, whole, min_run, ace_high, out):
     scratch = np.empty(512, dtype=np.uint64)
     ws = workspace()
     for i in range(hands.shape[0]):
-        lo = ZERO
-        hi = ZERO
-        jk = 0
-        n_cards = 0
-        for j in range(hands.shape[1]):
-            c = hands[i, j]
-            if c < 0:
-                continue
-            n_cards += 1
-            if c == JOKER:
-                jk += 1
-            else:
-                lo, hi = add_card(lo, hi, c)
+        lo, hi, jk, n_cards = row_hand(hands, i)
         if contract_ruled_out(lo, hi, jk, sets, runs, whole, min_run, ace_high, scratch):
             out[i] = 0
             continue
@@ -251,58 +258,29 @@ def contracts_held(hands, sets, runs, whole, min_run, ace_high, out):
         out[i] = 1 if laid >= 0 else 0
 
 
+@kernel
+def best_melds(hands, min_run, ace_high, objective, need_natural, out, c_mask, c_info, sel, ws):
+    """The engine's exact meld search asked of one hand (int64 code rows, -1 pads) after another: the best value
+    of each under ``objective`` (0 the opening's points, 1 the cards melded), 0 if none, into ``out``."""
+    for i in range(hands.shape[0]):
+        lo, hi, jk, _ = row_hand(hands, i)
+        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
+        value, _ = search(lo, hi, jk, n, c_mask, c_info, objective, need_natural, -1, 1000, 0, sel, ws)
+        out[i] = max(value, 0)
+
+
 @entry
 def most_melded(hands, min_run, ace_high, out):
-    """The most cards of each hand (int64 code rows, -1 pads) that disjoint melds hold, into ``out``.
-
-    The engine's exact meld search with its card objective, one hand after
-    another: :func:`sim.rules.max_melded_cards` for many hands.
-    """
-    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
-    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
-    sel = np.empty(64, dtype=np.int64)
-    ws = workspace()
-    for i in range(hands.shape[0]):
-        lo = ZERO
-        hi = ZERO
-        jk = 0
-        for j in range(hands.shape[1]):
-            c = hands[i, j]
-            if c < 0:
-                continue
-            if c == JOKER:
-                jk += 1
-            else:
-                lo, hi = add_card(lo, hi, c)
-        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
-        value, _ = search(lo, hi, jk, n, c_mask, c_info, 1, False, -1, 1000, 0, sel, ws)
-        out[i] = max(value, 0)
+    """The most cards of each hand (int64 code rows, -1 pads) that disjoint melds hold, into ``out``:
+    :func:`sim.rules.max_melded_cards` for many hands."""
+    best_melds(hands, min_run, ace_high, 1, False, out, np.empty(MAX_CANDIDATES, dtype=np.uint64),
+               np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32), np.empty(64, dtype=np.int64), workspace())
 
 
 @entry
 def opening_totals(hands, min_run, ace_high, need_natural, out):
-    """The best opening total of each hand (int64 code rows, -1 pads), 0 if none, into ``out``.
-
-    The engine's exact meld search with its points objective, one hand after
-    another: :func:`sim.rules.best_opening` for many hands, as
-    :func:`sim.engine.openings.best_openings` answers it by a search of its own.
-    """
-    c_mask = np.empty(MAX_CANDIDATES, dtype=np.uint64)
-    c_info = np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32)
-    sel = np.empty(64, dtype=np.int64)
-    ws = workspace()
-    for i in range(hands.shape[0]):
-        lo = ZERO
-        hi = ZERO
-        jk = 0
-        for j in range(hands.shape[1]):
-            c = hands[i, j]
-            if c < 0:
-                continue
-            if c == JOKER:
-                jk += 1
-            else:
-                lo, hi = add_card(lo, hi, c)
-        n = enumerate_melds(lo, jk, min_run, ace_high, c_mask, c_info)
-        value, _ = search(lo, hi, jk, n, c_mask, c_info, 0, need_natural, -1, 1000, 0, sel, ws)
-        out[i] = max(value, 0)
+    """The best opening total of each hand (int64 code rows, -1 pads), 0 if none, into ``out``:
+    :func:`sim.rules.best_opening` for many hands, as :func:`sim.engine.openings.best_openings` answers it by a
+    search of its own."""
+    best_melds(hands, min_run, ace_high, 0, need_natural, out, np.empty(MAX_CANDIDATES, dtype=np.uint64),
+               np.empty((MAX_CANDIDATES, N_INFO), dtype=np.int32), np.empty(64, dtype=np.int64), workspace())
