@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -31,15 +33,16 @@ moves: drew 9D; meld ★ 3♦ 3♥
 """
 
 
-def _walk(preset: str, players: int, seed: int, limit: int):
-    """Every decision of the first round of a traced game of experts, up to ``limit``."""
+def _walk(preset: str, players: int, seed: int, limit: int) -> Iterator[Position]:
+    """Every decision of the first round of a traced game of experts, up to ``limit``, one at a time (a position
+    holds its round's arrays, more than a megabyte: a round's hundreds held at once would hold hundreds of them)."""
     events = sim.play_traced(preset, ["expert"] * players, seed=seed, max_rounds=1)
     p = Position.from_trace(events, next(i for i, e in enumerate(events) if e["type"] == "deal"))
-    out = []
-    while p.decision != "over" and len(out) < limit:
-        out.append(p)
+    walked = 0
+    while p.decision != "over" and walked < limit:
+        yield p
+        walked += 1
         _, p = p.step()
-    return out
 
 
 @pytest.mark.parametrize("preset,players,seed", [("rami51", 4, 3), ("contrat", 4, 3), ("basic", 3, 3)])
