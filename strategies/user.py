@@ -23,10 +23,12 @@ one of them. A method may call compiled code (a function decorated with
 ``numba.njit``) for its heavy work.
 
 Speed: the engine leaves compiled code at each decision of such a seat and
-builds the view in Python. Measured on a 2-core machine of the kind CI uses,
-a Python seat costs about 60 to 80 microseconds per decision (about 235 per
-turn), so Rami 51 with one Python seat and three compiled ones runs about
-500 rounds a second, against about 16,000 with four compiled seats: fine for
+hands it a view that works each attribute out when first read. Measured on a
+2-core machine of the kind CI uses, a Python seat that defers to its base
+costs about 15 microseconds per decision (about 17 decisions a Rami 51
+round), and one that reads every attribute of the view at each throw about
+27; so Rami 51 with one Python seat and three compiled ones runs about 2,000
+to 3,500 rounds a second, against about 100,000 with four compiled seats: fine for
 trying an idea on thousands of games, slow for millions (then port the idea
 to a parameter of the compiled family). A Python seat holds the GIL while it
 decides, so extra workers barely help it. Results stay reproducible for a
