@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from experiments import sequential
+from sim.api import COMPILE_NOTICE
 from sim.cli import main
 from sim.cli import tournament as cli_tournament
 
@@ -205,5 +206,8 @@ def test_ctrl_c_exits_130_with_one_line_and_a_tournament_resumes(tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert [line for line in err.splitlines() if line.strip()] == ["Error: interrupted"]
+    # One line of error; before it, on a cache the test processes have not filled yet (a fresh clone, where
+    # this file may run before any other compiled the contrat kernels), the first run's notice that it compiles.
+    lines = [line for line in err.splitlines() if line.strip() and line != COMPILE_NOTICE]
+    assert lines == ["Error: interrupted"], err
     assert list((tmp_path / "t").glob("table-1/rotation-0/rounds/*.parquet"))  # the finished batch is kept
