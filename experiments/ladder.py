@@ -66,8 +66,8 @@ import strategies as strategy_lib
 from experiments import metrics, plots, stats
 from experiments.arms import rotated_seats, rotation_columns
 from experiments.stats import Estimate
-from experiments.tournament import claim_folder, dataset_rows, identity, play_table
-from sim import distributed, rules
+from experiments.tournament import dataset_rows, identity, play_table
+from sim import distributed, rules, store
 from sim.checks import check_whole
 
 __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "LadderResult", "Rung", "Timing",
@@ -648,8 +648,7 @@ def _play(chosen, ref, r: rules.Ruleset, games: int, seed: int, workers: int | N
           progress: Callable[[int, int], None] | None) -> pl.DataFrame:
     folder = None if out is None else Path(out)
     if folder is not None:
-        claim_folder(folder, SETTINGS_FILE, {"settings": _settings(chosen, ref, r)}, "a ladder",
-                     "the same players, reference, rules and seed")
+        store.claim_folder(folder, SETTINGS_FILE, {"settings": _settings(chosen, ref, r)}, "a ladder")
     others = [s for s in chosen if s.name != ref.name]
     n = r.players
     total = games * (1 + n * len(others))

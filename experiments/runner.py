@@ -25,7 +25,7 @@ import polars as pl
 
 from experiments.configs import Config
 from experiments.findings import Results, rounds_of
-from sim import api, distributed
+from sim import api, distributed, store
 from sim import provenance as provenance_lib
 
 if TYPE_CHECKING:
@@ -75,40 +75,16 @@ def claim_data(folder: Path, experiment: Experiment, config: Config) -> None:
 
     A new folder gets :data:`RUN`; a folder made by a run with the same
     identity (config keys outside :data:`ANALYSIS_KEYS` included) is
-    resumed; anything else is refused with what differs.
+    resumed; anything else is refused with what differs
+    (:func:`sim.store.claim_folder`).
     """
-    identity = _identity(experiment, config)
-    file = folder / RUN
-    if file.exists():
-        try:
-            there = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{file}: damaged ({exc}); remove the folder {folder.parent} to start again") from None
-        if there != json.loads(json.dumps(identity)):
-            theirs, ours = {**there, **there.get("config", {})}, {**identity, **identity["config"]}
-            reasons = [f"{k} {json.dumps(theirs.get(k))} there, {json.dumps(ours.get(k))} here"
-                       for k in sorted(set(theirs) | set(ours)) if k != "config" and theirs.get(k) != ours.get(k)]
-            raise ValueError(f"{folder.parent} holds the data of another run ({'; '.join(reasons[:4])}); choose "
-                             "another output folder, or remove this one to start again")
-        return
-    if folder.exists() and any(folder.iterdir()):
-        raise ValueError(f"{folder}: data without {RUN}, not made by this version; choose another output folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{RUN}.tmp"
-    tmp.write_text(json.dumps(identity, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(file)
+    store.claim_folder(folder, RUN, _identity(experiment, config), f"the data of a run of {experiment.name}")
 
 
 def data_fits(folder: Path, experiment: Experiment, config: Config) -> bool:
     """Whether a run of ``config`` may use ``folder`` (an experiment's ``data``): new, empty, or made by the same
     identity (see :func:`claim_data`)."""
-    try:
-        return json.loads((folder / RUN).read_text(encoding="utf-8")) == json.loads(
-            json.dumps(_identity(experiment, config)))
-    except FileNotFoundError:
-        return not (folder.exists() and any(folder.iterdir()))
-    except (OSError, ValueError):
-        return False
+    return store.folder_fits(folder, RUN, _identity(experiment, config))
 
 
 def load_dataset(folder: Path | str, experiment: Experiment | None = None) -> pl.LazyFrame:

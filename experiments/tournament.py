@@ -47,10 +47,10 @@ import strategies as strategy_lib
 from experiments import metrics, stats
 from experiments.arms import rotated_seats, rotation_columns
 from experiments.stats import Estimate
-from sim import distributed, rules
+from sim import distributed, rules, store
 from sim.checks import check_whole
 
-__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "claim_folder", "dataset_rows", "identity",
+__all__ = ["SETTINGS_FILE", "Standing", "TournamentResult", "check", "dataset_rows", "identity",
            "play_table", "ranking_from", "renamed", "tables_for", "tournament"]
 
 UNIT = "game"
@@ -446,8 +446,7 @@ def tournament(
     chosen, r, tables, per_table = _plan(strategies, ruleset, players, games, resamples)
     settings = _settings(chosen, r, tables, per_table, seed, resamples)
     if out is not None:
-        claim_folder(Path(out), SETTINGS_FILE, settings, "a tournament",
-                     "the same strategies, rules, players, games, seed and resamples")
+        store.claim_folder(out, SETTINGS_FILE, settings, "a tournament")
     total = per_table * len(tables) * r.players
     done = 0
 
@@ -496,28 +495,6 @@ def _settings(chosen, r, tables, per_table, seed, resamples) -> dict:
             "strategies": [{"name": s.name, "identity": list(identity(s, r.game))} for s in chosen],
             "tables": [list(m) for m in tables], "games_per_table": per_table, "seed": seed,
             "resamples": resamples}
-
-
-def claim_folder(folder: Path, marker_name: str, record: dict, what: str, same: str) -> None:
-    """Take ``folder`` for a run that writes ``record`` to ``folder/marker_name``: a new or empty folder, or one a
-    run of the same ``record`` began (it resumes there). ``what`` names the run ("a tournament"), ``same`` what
-    must match to resume it; anything else is refused with a ``ValueError`` naming the folder."""
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{folder} is a file; {what} writes a folder")
-    marker = folder / marker_name
-    if marker.is_file():
-        try:
-            there = json.loads(marker.read_text("utf-8"))
-        except ValueError:
-            raise ValueError(f"{marker} is damaged; give another folder") from None
-        if there != json.loads(json.dumps(record)):
-            raise ValueError(f"{folder} holds {what} with other settings; give another folder (or {same} to "
-                             "resume it)")
-        return
-    if folder.is_dir() and any(folder.iterdir()):
-        raise ValueError(f"{folder} is not empty and holds no {what.split(' ', 1)[1]}; give a new or empty folder")
-    folder.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
 
 
 def ranking_from(folder: Path | str) -> TournamentResult:

@@ -57,8 +57,8 @@ import polars as pl
 __all__ = [
     "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "SCHEMAS", "TABLES", "Dataset", "DatasetError", "Survey",
     "Writer",
-    "batch_name", "check", "describe_ranges", "encode", "file_provenance", "fill", "games_on_disk", "load", "now",
-    "open_dataset", "quiet_panics", "read_manifest",
+    "batch_name", "check", "claim_folder", "describe_ranges", "encode", "file_provenance", "fill", "folder_fits",
+    "games_on_disk", "load", "now", "open_dataset", "quiet_panics", "read_manifest",
 ]
 
 log = logging.getLogger(__name__)
@@ -127,18 +127,65 @@ def _canonical(value: Any) -> Any:
 
 
 def _differences(there: dict[str, Any], here: dict[str, Any]) -> list[str]:
-    """What differs between two identities, in words (ruleset knobs one by one)."""
+    """What differs between two identities or settings, in words: a key whose value is a table on both sides
+    (a ruleset, an experiment's config) by its own keys, one by one."""
     out = []
     for key in sorted(set(there) | set(here)):
         a, b = there.get(key), here.get(key)
         if a == b:
             continue
-        if key == "ruleset" and isinstance(a, dict) and isinstance(b, dict):
-            out += [f"{k} {a.get(k)!r} there, {b.get(k)!r} here"
-                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b)
         else:
             out.append(f"{key} {json.dumps(a)} there, {json.dumps(b)} here")
     return out
+
+
+def folder_fits(folder: str | os.PathLike[str], marker: str, record: dict[str, Any]) -> bool:
+    """Whether a run that keeps ``record`` in ``folder/marker`` may write in ``folder``: a new or empty folder, or
+    one a run of the same ``record`` began (see :func:`claim_folder`, which says why not)."""
+    folder = Path(folder)
+    try:
+        return json.loads((folder / marker).read_text(encoding="utf-8")) == _canonical(record)
+    except FileNotFoundError:
+        return folder.is_dir() and not any(folder.iterdir()) or not folder.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def claim_folder(folder: str | os.PathLike[str], marker: str, record: dict[str, Any], what: str) -> None:
+    """Take ``folder`` for a run that keeps ``record`` (its settings) in ``folder/marker``, or refuse before
+    anything is played.
+
+    The one owner of an output folder's claim (an experiment's run, a
+    tournament, a ladder): a new or empty folder gets the marker (written
+    whole); a folder whose marker holds the same record is resumed; a
+    damaged marker, another record (said key by key) or a folder of other
+    files is refused with a ``ValueError`` naming the folder and ``what``
+    the run writes ("a tournament"). Datasets inside have their own identity
+    check (:func:`open_dataset`).
+    """
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file; {what} is written to a folder")
+    file = folder / marker
+    if file.is_file():
+        try:
+            there = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{file} is damaged ({_one_line(exc)}); give another folder, or remove this one to "
+                             "start again") from None
+        here = _canonical(record)
+        if there != here:
+            reasons = _differences(there, here) if isinstance(there, dict) else ["not a settings table there"]
+            raise ValueError(f"{folder} holds {what} with other settings ({'; '.join(reasons[:4])}); give another "
+                             "folder, or remove this one to start again")
+        return
+    if folder.is_dir() and any(folder.iterdir()):
+        raise ValueError(f"{folder} is not empty and holds no {marker}: {what} is written to a new or empty folder; "
+                         "give another folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_whole((json.dumps(record, indent=2) + "\n").encode("utf-8"), folder / f".{marker}{_TMP}", file)
 
 
 @dataclass(frozen=True)

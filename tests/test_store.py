@@ -278,3 +278,46 @@ def test_a_table_of_its_makers_columns_holds_its_first_files(tmp_path):
                                   f"where the positions table's is 'value'")
     with pytest.raises(store.DatasetError, match="column 2 is 'valu'"):
         store.load(tmp_path / "d", "positions")
+
+
+def test_an_output_folder_is_claimed_by_one_rule(tmp_path):
+    # An experiment's run, a tournament and a ladder take their folders through store.claim_folder alone: a new
+    # or empty folder is taken, the same settings resume, anything else is refused before a game, saying why.
+    from experiments import ladder, runner, tournament
+
+    settings = {"seed": 1, "ruleset": {"open_threshold": 51, "jokers": 4}, "players": ["expert", "greedy"]}
+    folder = tmp_path / "run"
+    assert store.folder_fits(folder, "settings.json", settings)
+    store.claim_folder(folder, "settings.json", settings, "a tournament")
+    assert json.loads((folder / "settings.json").read_text()) == settings
+    assert [p.name for p in folder.iterdir()] == ["settings.json"]  # written whole: no temporary file left
+    store.claim_folder(folder, "settings.json", json.loads(json.dumps(settings)), "a tournament")  # resumes
+    assert store.folder_fits(folder, "settings.json", settings)
+
+    other = {**settings, "seed": 2, "ruleset": {"open_threshold": 40, "jokers": 4}}
+    assert not store.folder_fits(folder, "settings.json", other)
+    with pytest.raises(ValueError, match=r"holds a tournament with other settings \(open_threshold 51 there, 40 "
+                                         r"here; seed 1 there, 2 here\)"):
+        store.claim_folder(folder, "settings.json", other, "a tournament")
+
+    (folder / "settings.json").write_text("{not json")
+    assert not store.folder_fits(folder, "settings.json", settings)
+    with pytest.raises(ValueError, match=r"settings.json is damaged \("):
+        store.claim_folder(folder, "settings.json", settings, "a tournament")
+
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine\n")
+    assert not store.folder_fits(foreign, "settings.json", settings)
+    with pytest.raises(ValueError, match="is not empty and holds no settings.json: a ladder is written to a new"):
+        store.claim_folder(foreign, "settings.json", settings, "a ladder")
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]  # nothing written
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="is a file; a ladder is written to a folder"):
+        store.claim_folder(a_file, "settings.json", settings, "a ladder")
+
+    # The three callers ask the rule and keep no check of their own (which would look into the folder).
+    for module in (runner, tournament, ladder):
+        source = Path(module.__file__).read_text()
+        assert "store.claim_folder(" in source and ".iterdir()" not in source, module.__name__
