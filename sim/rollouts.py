@@ -309,7 +309,7 @@ def rollout(
             return
         engine_rollout.run_trials_for_python(state.rules, state.round, state.g, state.turn, state.kinds, state.params,
                                              seat, known, _NO_LEAN, 0, _MODES[mode], np.uint64(seed), codes,
-                                             active.copy(), t0, t1, raw, out)
+                                             np.full(k, -1, dtype=np.int64), active.copy(), t0, t1, raw, out)
 
     def run(t0: int, t1: int) -> None:
         cut = [t0 + (t1 - t0) * i // workers for i in range(workers + 1)]

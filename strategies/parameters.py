@@ -23,6 +23,7 @@ from sim.engine.policies import (
     P_SEARCH_INFER,
     P_SEARCH_PRUNE,
     P_SEARCH_REJECT,
+    P_SEARCH_TURN,
     P_SEARCH_SALT,
     P_SEARCH_SEES,
     P_SEARCH_TRIALS,
@@ -71,6 +72,8 @@ SEARCH_PARAMETERS: dict[str, tuple[int, float, float, str]] = {
               "error-spending rule, which spends 5% over all looks)"),
     "reject": (P_SEARCH_REJECT, 0, 64, "deal a trial again, up to this many times, while some seat that has not "
                "opened holds a hand its strategy would open with (0: never)"),
+    "turn": (P_SEARCH_TURN, 0, 1, "1: a laying is searched together with the seat's next decision of the same "
+             "turn (each laying valued by its best continuation); 0: the rest of the turn as the base plays it"),
 }
 """The search strategy's numeric parameters: slot, lowest and highest value, meaning (``trials`` and ``salt`` whole)."""
 

@@ -489,7 +489,7 @@ def _others_moved(position, dealt):
 
 
 # The search's inference and re-deal check read public facts only, so they are held to the same rule.
-@pytest.mark.parametrize("name", [*sorted(S.STRATEGIES), "search:trials=8,infer=2,reject=4"])
+@pytest.mark.parametrize("name", [*sorted(S.STRATEGIES), "search:trials=8,infer=2,reject=4,turn=1"])
 def test_decisions_never_depend_on_hidden_cards(name):
     # At every decision of a seat playing ``name``, the other hands and the
     # stock are dealt anew from the cards that seat cannot see, keeping all it

@@ -107,9 +107,10 @@ def test_the_known_cards_a_trace_shows_are_the_game_loops(preset, seats, seed):
     # greedy asks "Puis-je ?": cards taken out of turn are known too.
     ("contrat", ["search:trials=4", "greedy", "greedy", "search:trials=4,base=random"]),
     # Inference: a position reads the others' throws and tops left from the trace as the game loop noted them.
-    ("rami51", ["search:trials=4,infer=1.5,reject=8", "expert", "search:trials=4,infer=3,prune=2", "greedy"]),
-    ("contrat", ["search:trials=4,infer=2,reject=4", "greedy", "expert"]),
-    ("basic", ["expert", "search:trials=4,infer=2", "random"]),
+    # A laying searched with its continuation (turn=1) too.
+    ("rami51", ["search:trials=4,infer=1.5,reject=8", "expert", "search:trials=4,infer=3,prune=2,turn=1", "greedy"]),
+    ("contrat", ["search:trials=4,infer=2,reject=4,turn=1", "greedy", "expert"]),
+    ("basic", ["expert", "search:trials=4,infer=2,turn=1", "random"]),
 ])
 def test_a_searching_game_replays_through_the_rules_and_through_positions(preset, seats):
     # The game loop tracks what each seat is known to hold from public facts;
@@ -355,3 +356,40 @@ def test_the_opening_filter_never_refuses_the_true_hands_and_refuses_some_re_dea
                         refused += opened
             _, position = position.step()
     assert passed > 50 and refused > 0
+
+
+def test_a_laying_is_paired_with_each_choice_of_the_seats_next_decision():
+    # turn=1: at a laying, the search's choices are (laying, next decision's choice) pairs. Each pair is what the
+    # position itself offers after that laying (the same whatever the hidden cards), the base's continuation first;
+    # a laying that ends the turn stands alone.
+    from sim.engine import position as K
+
+    events = sim.play_traced("rami51", ["expert", "greedy", "expert", "cautious"], seed=5, max_rounds=2)
+    checked = 0
+    for deal in [i for i, e in enumerate(events) if e["type"] == "deal"]:
+        position = Position.from_trace(events, deal)
+        while position.decision != "over":
+            if position.decision == "lay":
+                state = position.kernel_state()
+                codes = [code for _, code in position.choice_codes()]
+                size = state.round.act.shape[0] + 54
+                choices = np.zeros(size, dtype=np.int64)
+                choices[:len(codes)] = codes
+                first = np.zeros(len(codes) * size, dtype=np.int64)
+                follow = np.zeros_like(first)
+                m = SK.turn_continuations(state.rules, state.round, state.g, state.turn, state.kinds, state.params,
+                                          choices, len(codes), first, follow)
+                expected = []
+                for text, code in position.choice_codes():
+                    after = position.apply(text)
+                    if after.decision == "over" or after.seat != position.seat:
+                        expected.append((code, -1))
+                        continue
+                    following = [c for _, c in after.choice_codes()]
+                    base = after.copy()._decide()
+                    assert base in following
+                    expected += [(code, base)] + [(code, c) for c in following if c != base]
+                assert list(zip(first[:m].tolist(), follow[:m].tolist())) == expected
+                checked += 1
+            position = position.step()[1]
+    assert checked >= 10

@@ -140,10 +140,14 @@ P_SEARCH_REJECT = 21
 # throwing it (0: as much as ever; 1: not at all; above 1: the high cards,
 # which reach the opening's threshold sooner, are kept).
 P_UNOPENED_KEEP = 22
-N_PARAMS = 23
+# KIND_SEARCH only: whether a laying is valued together with the seat's next
+# decision of the same turn (each laying and each of its continuations a
+# choice of the search; 0: the rest of the turn as the base plays it).
+P_SEARCH_TURN = 23
+N_PARAMS = 24
 
 SEARCH_ONLY_SLOTS = (P_SEARCH_TRIALS, P_SEARCH_BASE, P_SEARCH_WIDTH, P_SLOT, P_SEARCH_SALT, P_SEARCH_HORIZON,
-                     P_SEARCH_SEES, P_SEARCH_INFER, P_SEARCH_PRUNE, P_SEARCH_REJECT)
+                     P_SEARCH_SEES, P_SEARCH_INFER, P_SEARCH_PRUNE, P_SEARCH_REJECT, P_SEARCH_TURN)
 """The slots a searching seat (or a Python seat's callback) reads and its base's play never does."""
 
 # Questions put to a Python policy (sim.engine.callbacks).

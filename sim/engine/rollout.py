@@ -242,13 +242,16 @@ def _seed_trial(seed, t, policy_rng, deck_rng):
 
 # Optimised apart (see sim.engine.jit): the round it plays is optimised in finish_round's library already.
 @entry(optimised_apart=True)
-def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, active,
-               t0, t1, points, went_out):
+def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, follow,
+               active, t0, t1, points, went_out):
     """Play trials ``t0 .. t1 - 1`` of every active choice; fill ``points[j, t, s]`` (every seat's round
     points) and ``went_out[j, t]`` (whether ``seat`` went out).
 
     ``choices[j]`` is a choice of the root decision as
-    :func:`sim.engine.position.decide` returns them. Each trial re-deals
+    :func:`sim.engine.position.decide` returns them; ``follow[j]``, when
+    not -1, a choice of the decision that ``choices[j]`` leads to, played
+    next (the seat's own next decision of the turn, which its hidden cards
+    do not change: the same in every trial). Each trial re-deals
     (``mode`` ``MODE_BELIEF``) or keeps the hidden cards
     (``MODE_CLAIRVOYANT``), then plays each choice and the rest of the round
     with the strategies, on the same streams. With ``attempts`` above 0, a
@@ -297,6 +300,9 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, a
             branch_policy[:] = policy_rng
             branch_deck[:] = deck_rng
             position.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, choices[j], ts_branch)
+            if follow[j] >= 0:
+                position.play_choice(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, follow[j],
+                                     ts_branch)
             position.finish_round(rules, branch, g_branch, ev, ws, kinds, params, branch_policy, branch_deck, ts_branch)
             winner, _, _, round_points = position.round_result(rules, branch, g_branch, ev, ts_branch)
             for s in range(MAX_SEATS):
@@ -306,8 +312,8 @@ def run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, a
 
 @entry(optimised_callees=True)
 def run_trials_for_python(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed,
-                          choices, active, t0, t1, points, went_out):
+                          choices, follow, active, t0, t1, points, went_out):
     """:func:`run_trials`, called from Python: it relinks the rollouts that the searching game links in too,
     rather than compiling them a second time for Python (see :mod:`sim.engine.position`'s doors)."""
-    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, active,
-               t0, t1, points, went_out)
+    run_trials(rules, root, g_root, ts_root, kinds, params, seat, known, lean, attempts, mode, seed, choices, follow,
+               active, t0, t1, points, went_out)

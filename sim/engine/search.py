@@ -61,14 +61,15 @@ from sim.engine.layout import PUB_TOOK
 from sim.engine.bits import JOKER, bit
 from sim.engine.policies import (
     FEED_PARTNERS, KIND_SEARCH, N_PARAMS, P_SEARCH_BASE, P_SEARCH_HORIZON, P_SEARCH_INFER, P_SEARCH_PRUNE,
-    P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_WIDTH,
+    P_SEARCH_REJECT, P_SEARCH_SALT, P_SEARCH_SEES, P_SEARCH_TRIALS, P_SEARCH_TURN, P_SEARCH_WIDTH,
 )
 from sim.engine.rng import STREAM_GAME_FUTURE, STREAM_SEARCH, derive_seed
-from sim.engine.rollout import MODE_BELIEF, MODE_CLAIRVOYANT, run_trials
-from sim.engine.round import deal_round, round_outcome
+from sim.engine.rollout import MODE_BELIEF, MODE_CLAIRVOYANT, copy_state, run_trials
+from sim.engine.meld_search import workspace
+from sim.engine.round import deal_round, round_outcome, round_state
 from sim.engine.events import N_EV
 from sim.engine.rows import N_R
-from sim.engine.state import G_FIRST, G_PILE, G_ROUND, G_STOCK, G_TURN, MAX_SEATS, S_OPENED
+from sim.engine.state import G_FIRST, G_PILE, G_ROUND, G_STOCK, G_TRACE, G_TURN, MAX_SEATS, S_OPENED
 from sim.engine.turn import TURN_NEXT
 
 SEARCH_LOOK = 8
@@ -222,11 +223,56 @@ def list_choices(g, st, ts, base_choice, choices):
     return n
 
 
+@entry
+def turn_continuations(rules, st, g, ts, kinds, params, choices, n, first, follow):
+    """Pair each laying of ``choices[:n]`` with each choice of the seat's next decision of the turn, into
+    ``first``/``follow`` (``follow`` -1 where the laying ends the turn); returns how many pairs.
+
+    A laying changes only the seat's own hand and the table, so the decision
+    it leads to (another laying or the throw) and that decision's legal
+    choices are the same whatever the hidden cards: a searched pair is a
+    plan the seat can carry out, and the best pair's laying is valued by its
+    best continuation rather than by the base's. (After a draw from the
+    stock the next decision depends on the card drawn, which the seat does
+    not know yet, so draws are not paired.) Each laying's pairs come in the
+    order :func:`list_choices` gives them, the base's continuation first, so
+    the base's laying and continuation still win ties.
+    """
+    probe = round_state(False)
+    g_probe = np.zeros_like(g)
+    ts_probe = np.zeros_like(ts)
+    ws = workspace()
+    ev = np.zeros((1, N_EV), dtype=np.int32)
+    rng = np.zeros(MAX_SEATS, dtype=np.uint64)
+    sub = np.zeros(choices.shape[0], dtype=np.int64)
+    m = 0
+    for j in range(n):
+        copy_state(st, g, ts, probe, g_probe, ts_probe)
+        g_probe[G_TRACE] = 0
+        position.play_choice(rules, probe, g_probe, ev, ws, kinds, params, rng, choices[j], ts_probe)
+        phase = ts_probe[position.TS_PHASE]
+        k = 0
+        if phase == position.PH_LAY or phase == position.PH_DISCARD:
+            k = list_choices(g_probe, probe, ts_probe, position.decide(rules, probe, g_probe, kinds, params, rng,
+                                                                       ts_probe), sub)
+        if k == 0:
+            first[m] = choices[j]
+            follow[m] = -1
+            m += 1
+        for i in range(k):
+            first[m] = choices[j]
+            follow[m] = sub[i]
+            m += 1
+    return m
+
+
 @entry(optimised_callees=True)
 def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, attempts, mode, prune, seed, trials, width,
-                    choices, n, totals, horizon, library, starts, points_per_game, tally):
+                    choices, follow, n, totals, horizon, library, starts, points_per_game, tally):
     """The best of ``choices[:n]`` for ``seat`` by rollouts (see the module's docstring); ``choices[0]`` wins ties.
 
+    ``follow[j]`` (-1: none) is played after ``choices[j]``: the seat's
+    next decision of the turn searched with it (:func:`turn_continuations`).
     ``kinds``/``params`` are the strategies of the playouts. A playout is
     valued by ``seat``'s round points (``horizon`` 0), or by the game's
     value of the round's outcome after the game's ``totals``
@@ -251,8 +297,8 @@ def search_decision(rules, st, g, ts, kinds, params, seat, known, lean, attempts
         for j in range(n):
             if active[j]:
                 tally[TALLY_PLAYOUTS] += t1 - done
-        run_trials(rules, st, g, ts, kinds, params, seat, known, lean, attempts, mode, seed, choices[:n], active,
-                   done, t1, outcome, went_out)
+        run_trials(rules, st, g, ts, kinds, params, seat, known, lean, attempts, mode, seed, choices[:n],
+                   follow[:n], active, done, t1, outcome, went_out)
         for t in range(done, t1):
             for j in range(n):
                 if not active[j]:
@@ -340,12 +386,19 @@ def searched_choice(rules, st, g, ts, kinds, params, seat, known, evidence, seed
     # The ceiling (sees) keeps the hidden cards as they are: a yardstick, never a player.
     mode = MODE_CLAIRVOYANT if params[seat, P_SEARCH_SEES] > 0 else MODE_BELIEF
     tally[TALLY_DECISIONS] += 1
+    if params[seat, P_SEARCH_TURN] > 0 and ts[position.TS_PHASE] == position.PH_LAY:
+        first = np.zeros(n * choices.shape[0], dtype=np.int64)
+        follow = np.zeros(n * choices.shape[0], dtype=np.int64)
+        n = turn_continuations(rules, st, g, ts, play_kinds, play_params, choices, n, first, follow)
+    else:
+        first = choices
+        follow = np.full(n, -1, dtype=np.int64)
     return search_decision(rules, st, g, ts, play_kinds, play_params, seat, mine, lean,
                            np.int64(params[seat, P_SEARCH_REJECT]), mode, params[seat, P_SEARCH_PRUNE],
                            derive_seed(np.uint64(seed) + np.uint64(params[seat, P_SEARCH_SALT]), game,
                                        decision_key(g, st, ts), STREAM_SEARCH), trials,
-                           params[seat, P_SEARCH_WIDTH], choices, n, totals, np.int64(params[seat, P_SEARCH_HORIZON]),
-                           library, starts, points_per_game, tally)
+                           params[seat, P_SEARCH_WIDTH], first, follow, n, totals,
+                           np.int64(params[seat, P_SEARCH_HORIZON]), library, starts, points_per_game, tally)
 
 
 @entry(optimised_callees=True)
