@@ -330,9 +330,7 @@ CHECKS: dict[str, Check] = {
     "REPORTED": Check(reported, _source(reported), {}),
     "a row of the table of experiments": Check(reported, _experiments_doc, {}),
     "the README's count": Check(reported, _readme_count, {}),
-    "its page and the index's link": Check(reported, _report_pages, {
-        "strength_ladder": "its first edition needs the searching players' games of the three games, hours on two "
-                           "cores; `rami report` writes it with the next full edition"}),
+    "its page and the index's link": Check(reported, _report_pages, {}),
     # a command
     "a command of the rami group": Check(lambda root: list(commands(root)), _source(lambda root: list(commands(root))),
                                          {}),

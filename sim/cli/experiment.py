@@ -240,7 +240,7 @@ def check_report(quick: bool, out: str | None, only: tuple[str, ...]) -> tuple[l
 @main.command("report")
 @click.option("--quick", is_flag=True,
               help="Every experiment at a reduced size: under a minute once the engine is compiled "
-                   "(about a minute and a half on a fresh numba cache, two cores), instead of about half an hour.")
+                   "(about a minute and a half on a fresh numba cache, two cores), instead of about 45 minutes.")
 @click.option("--out", default=None, metavar="FOLDER",
               help="Folder of the edition: new, empty, or an earlier edition  "
                    "[default: reports/quick with --quick, else reports]")
