@@ -76,11 +76,11 @@ __all__ = ["DEFAULT_PLAYERS", "REFERENCE", "SETTINGS_FILE", "UNIT", "Clocked", "
 
 DEFAULT_PLAYERS: tuple[str, ...] = (
     "random", "greedy", "cautious", "expert",
-    "search:trials=8", "search:trials=32,width=2,prune=0", "search:trials=256", "search",
+    "search:trials=8", "search:trials=32,width=2,prune=0,turn=0", "search:trials=256", "search",
     "ceiling",
 )
 """The players of ``rami ladder`` without a list: the presets, the search at three budgets and the search its default
-replaced (``search:trials=32,width=2,prune=0``), and the ceiling."""
+replaced (``search:trials=32,width=2,prune=0,turn=0``), and the ceiling."""
 REFERENCE = "expert"
 """The reference every player is measured against (the other seats of its table)."""
 UNIT = "deal"

@@ -47,7 +47,7 @@ GAMES = ("rami51", "contrat", "basic")
 """The games of the page, in its order."""
 REFERENCE = ladder.REFERENCE
 PLAYERS: tuple[str, ...] = ("random", "greedy", "cautious", "expert", "search:trials=8",
-                            "search:trials=32,width=2,prune=0", "search:trials=256", "search")
+                            "search:trials=32,width=2,prune=0,turn=0", "search:trials=256", "search")
 """The full edition's players in every game (the ceiling is set apart: ``ceiling_trials``, ``ceiling_width``)."""
 QUICK_PLAYERS: tuple[str, ...] = ("random", "greedy", "expert", "search:trials=4")
 

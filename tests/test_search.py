@@ -275,12 +275,12 @@ def test_inference_pruning_and_rejection_are_parameters_whose_zero_is_the_search
     # A name lists what differs from the default (which prunes at 2 standard errors and infers nothing).
     s = S.get("search:infer=1.5,prune=3,reject=3")
     assert s.name == "search:infer=1.5,prune=3,reject=3"
-    assert S.get("search:infer=0,prune=2,reject=0").vector().tolist() == S.get("search").vector().tolist()
-    # The search these three parameters joined, by its parameters.
-    plain = S.get("search:trials=32,width=2,prune=0")
-    assert plain.name == "search:trials=32,width=2,prune=0"
-    assert {k: plain.params[k] for k in ("trials", "width", "infer", "prune", "reject")} == {
-        "trials": 32, "width": 2, "infer": 0, "prune": 0, "reject": 0}
+    assert S.get("search:infer=0,prune=2,reject=0,turn=1").vector().tolist() == S.get("search").vector().tolist()
+    # The search these four parameters joined, by its parameters.
+    plain = S.get("search:trials=32,width=2,prune=0,turn=0")
+    assert plain.name == "search:trials=32,width=2,prune=0,turn=0"
+    assert {k: plain.params[k] for k in ("trials", "width", "infer", "prune", "reject", "turn")} == {
+        "trials": 32, "width": 2, "infer": 0, "prune": 0, "reject": 0, "turn": 0}
     for text, message in (("search:infer=-1", "infer = -1.0 must be a number from 0"),
                           ("search:prune=11", "prune = 11.0 must be a number from 0"),
                           ("search:reject=2.5", "reject = 2.5 must be a whole number from 0"),
@@ -386,7 +386,9 @@ def test_a_laying_is_paired_with_each_choice_of_the_seats_next_decision():
                         expected.append((code, -1))
                         continue
                     following = [c for _, c in after.choice_codes()]
-                    base = after.copy()._decide()
+                    after_state = after.kernel_state()
+                    base = K.decide_for_python(after_state.rules, after_state.round, after_state.g, after_state.kinds,
+                                               after_state.params, np.zeros(6, dtype=np.uint64), after_state.turn)
                     assert base in following
                     expected += [(code, base)] + [(code, c) for c in following if c != base]
                 assert list(zip(first[:m].tolist(), follow[:m].tolist())) == expected
