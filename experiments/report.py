@@ -21,7 +21,7 @@ from typing import Any
 
 import matplotlib
 
-from sim import ahead, markup
+from sim import ahead, markup, store
 from sim.api import say_compiling
 
 import experiments
@@ -360,7 +360,14 @@ def _build_report(folder: Path, quick: bool, names: Sequence[str], seeds: Sequen
                     log.warning("%s: rows of another config; playing this edition's afresh", out / DATA)
                     shutil.rmtree(out / DATA)
                 tick = None if progress is None else (lambda d, t, n=name, s=seed: progress(n, s, d, t))
-                runs.append(experiment.run(config, out, tick, workers=workers))
+                try:
+                    runs.append(experiment.run(config, out, tick, workers=workers))
+                except store.IdentityError as exc:
+                    # The same config, its rows made by other strategies: a strategy's definition (a default)
+                    # changed since the edition's run, which the run's identity (its config) does not name.
+                    log.warning("%s: %s; playing this edition's rows afresh", out / DATA, exc)
+                    shutil.rmtree(out / DATA)
+                    runs.append(experiment.run(config, out, tick, workers=workers))
             played.add(name)
             # The figures at once, so that a page waiting for a cited experiment leaves only its text for later.
             images = write_figures(runs, folder / name, experiment)

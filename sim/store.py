@@ -55,7 +55,8 @@ from typing import Any
 import polars as pl
 
 __all__ = [
-    "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "SCHEMAS", "TABLES", "Dataset", "DatasetError", "Survey",
+    "FORMAT", "KNOWN_TABLES", "MANIFEST", "METADATA_KEY", "SCHEMAS", "TABLES", "Dataset", "DatasetError",
+    "IdentityError", "Survey",
     "Writer",
     "batch_name", "check", "claim_folder", "describe_ranges", "encode", "file_provenance", "fill", "folder_fits",
     "games_on_disk", "load", "now", "open_dataset", "quiet_panics", "read_manifest",
@@ -109,6 +110,11 @@ cannot be stacked with the others: :func:`check` and :func:`load` name it. The o
 
 class DatasetError(ValueError):
     """An output folder cannot be used: the message names the file and the reason."""
+
+
+class IdentityError(DatasetError):
+    """The folder holds a whole dataset of another identity: rows another command made (other strategies, seed,
+    rules, versions...), which this run must neither add to nor read as its own."""
 
 
 def batch_name(first: int, last: int) -> str:
@@ -839,7 +845,7 @@ def _open_locked(root: Path, identity: dict[str, Any], run: dict[str, Any], play
         manifest = read_manifest(root)
     if manifest["identity"] != identity:
         reasons = _differences(manifest["identity"], identity)
-        raise DatasetError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
+        raise IdentityError(f"{root} holds a dataset made by another command ({'; '.join(reasons[:4])}); "
                            f"choose another output folder, or remove this one to start again")
     for table in KNOWN_TABLES:
         if table not in identity["tables"] and (root / table).exists():

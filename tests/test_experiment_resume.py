@@ -84,6 +84,22 @@ def test_a_folder_of_another_config_is_refused_before_anything_is_played(tmp_pat
     assert set(before) <= set(_batch_files(out))
 
 
+def test_a_dataset_of_other_strategies_in_a_run_is_one_line_of_error(tmp_path):
+    # A run's datasets made by other strategy definitions (a changed default) are not this run's rows: the
+    # command stops with the dataset's name and what differs, as a failure it describes, not an unexpected one.
+    out = tmp_path / "run"
+    assert CliRunner().invoke(main, [*RUN[:4], "20", *RUN[5:], "--out", str(out)]).exit_code == 0
+    manifest_file = sorted((out / DATA).rglob("manifest.json"))[0]
+    manifest = json.loads(manifest_file.read_text())
+    manifest["identity"]["strategies"][0]["params"]["a_parameter_of_old"] = 1
+    manifest_file.write_text(json.dumps(manifest))
+    before = _batch_files(out)
+    again = CliRunner().invoke(main, [*RUN[:4], "40", *RUN[5:], "--out", str(out)])
+    assert again.exit_code == 1
+    assert "holds a dataset made by another command" in again.output and "unexpected" not in again.output
+    assert str(manifest_file.parent) in again.output and _batch_files(out) == before
+
+
 def test_rami_info_describes_an_experiment_run_and_checks_every_dataset(tmp_path):
     out = tmp_path / "run"
     assert CliRunner().invoke(main, [*RUN[:4], "20", *RUN[5:], "--out", str(out)]).exit_code == 0

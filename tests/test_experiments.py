@@ -372,3 +372,23 @@ def test_no_page_of_the_report_shows_an_internal_value(tiny_report):
     import page_scan
 
     assert page_scan.scan(tiny_report) == []
+
+
+def test_an_editions_rows_made_by_other_strategies_are_played_afresh(tiny_report, caplog):
+    # A strategy's definition (a default) may change while an experiment's config, which names strategies, does
+    # not: the edition's run then holds datasets of another identity, which the report replaces, as it replaces a
+    # run of another config, rather than stopping; the rows played again are the same games.
+    run = tiny_report / "expert_vs_greedy" / "seed-1"
+    before = load_dataset(run / DATA).collect()
+    estimates = [f["estimate"] for f in read_summary(run)["findings"]]
+    manifest_file = sorted((run / DATA).rglob("manifest.json"))[0]
+    manifest = json.loads(manifest_file.read_text())
+    manifest["identity"]["strategies"][0]["params"]["a_parameter_of_old"] = 1
+    manifest_file.write_text(json.dumps(manifest))
+    with caplog.at_level("WARNING"):
+        report.build_report(tiny_report, quick=True, names=["expert_vs_greedy"], configure=_tiny)
+    assert "holds a dataset made by another command" in caplog.text and "afresh" in caplog.text
+    assert "a_parameter_of_old" not in manifest_file.read_text()
+    after = load_dataset(run / DATA).collect()
+    assert after.sort(after.columns).equals(before.sort(before.columns))
+    assert [f["estimate"] for f in read_summary(run)["findings"]] == pytest.approx(estimates, rel=1e-12)

@@ -253,6 +253,10 @@ class RamiGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the last guard between a user and a traceback
             if os.environ.get("RAMI_TRACEBACK"):
                 raise
+            from sim.store import DatasetError
+
+            if isinstance(exc, DatasetError):  # a folder the run cannot use: the message names it and says why
+                _fail(str(exc), EXIT_FAILURE)
             _fail(f"unexpected {type(exc).__name__}: {exc} (run with RAMI_TRACEBACK=1 to see where)", EXIT_FAILURE)
         sys.exit(code if isinstance(code, int) else 0)
 
