@@ -132,19 +132,30 @@ def _canonical(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True))
 
 
-def _differences(there: dict[str, Any], here: dict[str, Any]) -> list[str]:
+def _differences(there: dict[str, Any], here: dict[str, Any], prefix: str = "") -> list[str]:
     """What differs between two identities or settings, in words: a key whose value is a table on both sides
-    (a ruleset, an experiment's config) by its own keys, one by one."""
+    (a ruleset, an experiment's config) by its own keys, one by one, and a list of as many tables on both sides
+    (the seats' strategies) table by table, each named by its ``name`` where it has one."""
     out = []
     for key in sorted(set(there) | set(here)):
         a, b = there.get(key), here.get(key)
         if a == b:
             continue
         if isinstance(a, dict) and isinstance(b, dict):
-            out += _differences(a, b)
+            out += _differences(a, b, prefix)
+        elif (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
+              and all(isinstance(x, dict) and isinstance(y, dict) for x, y in zip(a, b))):
+            for x, y in zip(a, b):
+                if x == y:
+                    continue
+                if "name" in x and x.get("name") == y.get("name"):
+                    out += _differences(x, y, f"{prefix}{x['name']}: ")
+                else:  # another strategy in that seat: its name says enough
+                    out.append(f"{prefix}{key} {json.dumps(x.get('name', x))} there, {json.dumps(y.get('name', y))} "
+                               "here")
         else:
-            out.append(f"{key} {json.dumps(a)} there, {json.dumps(b)} here")
-    return out
+            out.append(f"{prefix}{key} {json.dumps(a)} there, {json.dumps(b)} here")
+    return list(dict.fromkeys(out))  # a difference every seat of one strategy shares, said once
 
 
 def folder_fits(folder: str | os.PathLike[str], marker: str, record: dict[str, Any]) -> bool:

@@ -97,6 +97,8 @@ def test_a_dataset_of_other_strategies_in_a_run_is_one_line_of_error(tmp_path):
     again = CliRunner().invoke(main, [*RUN[:4], "40", *RUN[5:], "--out", str(out)])
     assert again.exit_code == 1
     assert "holds a dataset made by another command" in again.output and "unexpected" not in again.output
+    name = manifest["identity"]["strategies"][0]["name"]
+    assert f"({name}: a_parameter_of_old 1 there, null here)" in again.output  # what differs, not both lists
     assert str(manifest_file.parent) in again.output and _batch_files(out) == before
 
 
