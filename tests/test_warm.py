@@ -76,7 +76,7 @@ def test_a_refused_folder_is_refused_before_any_compiling(tmp_path):
         f"sim.simulate('basic', ['greedy', 'random'], n_games=3, seed=2, workers=1, out={str(tmp_path / 'd')!r})"
     )
     assert run.returncode != 0
-    assert "DatasetError" in run.stderr and "seed" in run.stderr
+    assert "IdentityError" in run.stderr and "seed" in run.stderr  # a DatasetError: another identity
     assert "compiling" not in run.stderr
 
 
