@@ -43,6 +43,16 @@ the chance of an outcome at least as high as the observed one is computed by
 simulating the test's own stopping rule with normal batch sums at the
 observed standard deviation (common random numbers, so the chance is
 monotone in ``μ``), and ``μ`` is solved for chances 0.5, 0.025 and 0.975.
+
+A comparison given a folder (``out``) writes each arm's games there as
+results datasets (``a/`` and ``b/``, one per rotation) as they are played,
+and :data:`SETTINGS_FILE` with what makes the games (the strategies, the
+rules, the field, the seed, the first game). The same comparison run again
+into that folder plays only the games it does not hold yet: one killed
+midway resumes, one that stopped undecided plays on with a larger
+``max_games``, and the test's own settings (the bounds, the error rates,
+the batch) may change, since they decide when to stop, not what is played.
+A folder of other games is refused before anything is played.
 """
 
 from __future__ import annotations
@@ -61,16 +71,18 @@ import polars as pl
 import strategies as strategy_lib
 from experiments import metrics
 from experiments.tournament import identity, play_table
-from sim import distributed, rules
+from sim import distributed, rules, store
 from sim.checks import check_whole
 
-__all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "VERDICTS", "Comparison", "check_settings", "compare", "focal_values",
-           "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
+__all__ = ["MIN_FIRST_LOOK", "OBJECTIVES", "SETTINGS_FILE", "VERDICTS", "Comparison", "check_settings", "compare",
+           "focal_values", "game_gains", "look_points", "median_unbiased", "sprt_bounds", "sprt_decide"]
 
 BETTER, WORSE, NOT_BETTER, UNDECIDED = "better", "worse", "no improvement", "undecided"
 VERDICTS = (BETTER, WORSE, NOT_BETTER, UNDECIDED)
 MIN_FIRST_LOOK = 100
 """Games before the test first looks: its standard deviation is estimated from them."""
+SETTINGS_FILE = "settings.json"
+"""What makes a comparison's games, written to its folder: a later run with the same plays on from the games there."""
 
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -406,6 +418,7 @@ def compare(
     progress: Callable[[int, float], None] | None = None,
     objective: str = "points",
     scheduler: Any = None,
+    out: Path | str | None = None,
 ) -> Comparison:
     """Sequentially test whether ``a`` beats ``b`` against ``field`` (see the module's docstring).
 
@@ -440,6 +453,18 @@ def compare(
     scheduler : str or distributed.Client, optional
         Play on this Dask cluster (:mod:`sim.distributed`, docs/cluster.md),
         connected once for the whole job: the same results as a local run.
+    out : path, optional
+        A new or empty folder, or one this comparison's games were written
+        to: each arm's games are written there as they are played, and the
+        games already there are not played again (see the module's
+        docstring). The result itself is written by :meth:`Comparison.write`.
+
+    Raises
+    ------
+    ValueError
+        A bad setting, two strategies that play alike, or ``out`` holding
+        other files or another comparison's games (said setting by setting),
+        before any game is played.
     """
     start = time.perf_counter()
     if objective not in OBJECTIVES:
@@ -453,6 +478,9 @@ def compare(
     if identity(sa, r.game) == identity(sb, r.game):
         raise ValueError(f"{sa.name!r} and {sb.name!r} play exactly alike in {r.game} (same kind and parameters): "
                          "compare two strategies that differ")
+    check_whole("first_game", first_game, 0)
+    if out is not None:
+        store.claim_folder(out, SETTINGS_FILE, _settings(sa, sb, others, r, seed, first_game), "a comparison")
     better = rules.better_points(r.game)
     checks = look_points(batch, max_games)
     gains = np.zeros(0)
@@ -460,8 +488,9 @@ def compare(
     side, stage = 0, len(checks) - 1
     for k, n in enumerate(checks):
         have = gains.size
-        fa = play_table(r, [sa, *others], seed, first_game + have, int(n) - have, workers, label="a")
-        fb = play_table(r, [sb, *others], seed, first_game + have, int(n) - have, workers, label="b")
+        fa, fb = (play_table(r, [s, *others], seed, first_game + have, int(n) - have, workers, label=arm,
+                             out=None if out is None else Path(out) / arm)
+                  for arm, s in (("a", sa), ("b", sb)))
         gains = np.concatenate([gains, game_gains(fa, fb, better, objective)["gain"].to_numpy()])
         sd = float(gains.std(ddof=1)) if gains.size > 1 else 0.0
         llr = float(_llr(np.array(gains.sum()), np.array(gains.size), np.array(sd), indifference, improvement))
@@ -481,6 +510,18 @@ def compare(
     return Comparison(sa.name, sb.name, r, tuple(s.name for s in others), decision, int(gains.size), est, low, high,
                       float(gains.mean()), sd, indifference, improvement, alpha, beta, seed, looks,
                       time.perf_counter() - start, batch, max_games, first_game, gains, objective)
+
+
+def _settings(sa: strategy_lib.Strategy, sb: strategy_lib.Strategy, others: Sequence[strategy_lib.Strategy],
+              r: rules.Ruleset, seed: int, first_game: int) -> dict:
+    """What makes a comparison's games: A, B and the field's strategies by name and by what each plays (its identity
+    in the game), the rules, the seed and the first game."""
+    def named(s: strategy_lib.Strategy, role: str) -> dict:
+        return {"role": role, "name": s.name, "identity": list(identity(s, r.game))}
+
+    return {"format": 1, "ruleset": r.to_dict(),
+            "strategies": [named(sa, "A"), named(sb, "B"), *(named(s, "field") for s in others)],
+            "seed": seed, "first_game": first_game}
 
 
 def check_settings(indifference: float, improvement: float, alpha: float, beta: float, batch: int, max_games: int,

@@ -153,9 +153,25 @@ def _differences(there: dict[str, Any], here: dict[str, Any], prefix: str = "") 
                 else:  # another strategy in that seat: its name says enough
                     out.append(f"{prefix}{key} {json.dumps(x.get('name', x))} there, {json.dumps(y.get('name', y))} "
                                "here")
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            out += _item_differences(a, b, f"{prefix}{key}")
         else:
             out.append(f"{prefix}{key} {json.dumps(a)} there, {json.dumps(b)} here")
     return list(dict.fromkeys(out))  # a difference every seat of one strategy shares, said once
+
+
+def _item_differences(a: list[Any], b: list[Any], name: str) -> list[str]:
+    """The items of two lists of one length that differ, each by its index (``identity[2][23] 0 there, 1 here``):
+    a long list of numbers (a strategy's parameter vector) said whole is no help."""
+    out = []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == y:
+            continue
+        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            out += _item_differences(x, y, f"{name}[{i}]")
+        else:
+            out.append(f"{name}[{i}] {json.dumps(x)} there, {json.dumps(y)} here")
+    return out
 
 
 def folder_fits(folder: str | os.PathLike[str], marker: str, record: dict[str, Any]) -> bool:

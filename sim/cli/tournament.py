@@ -186,8 +186,10 @@ def _option_words(message: str) -> str:
               help="Stop undecided here.")
 @seed_option
 @click.option("--out", default=None, metavar="FOLDER",
-              help="Save the looks (looks.csv), each game's gain (gains.csv) and the result (comparison.json) "
-                   "in this new or empty folder.")
+              help="Write each arm's games (results datasets a/ and b/) as they are played, then the looks "
+                   "(looks.csv), each game's gain (gains.csv) and the result (comparison.json), in this new or empty "
+                   "folder; the same comparison run again into it plays only the games not there yet (a killed run "
+                   "resumes, a larger --max-games plays on).")
 @workers_option
 @click.option("--quiet", is_flag=True, help="No progress line.")
 @json_option
@@ -219,16 +221,18 @@ def compare_command(a, b, ruleset, overrides, field, objective, indifference, im
     if identity(sa, table.game) == identity(sb, table.game):
         raise BadValue(f"A and B ({a!r}, {b!r}) play exactly alike in {table.game}: compare two strategies that differ")
     folder = _folder(out, "--out")
-    if folder is not None and (folder.is_file() or (folder.is_dir() and any(folder.iterdir()))):
-        raise click.ClickException(f"{folder} is not a new or empty folder; give another --out")
 
     def update(games: int, llr: float) -> None:
         if not quiet:
             click.echo(f"  {games:>7,} games: log likelihood ratio {llr:+.2f}", err=True)
 
     with _quiet_libraries():
-        result = sequential.compare(sa, sb, table, others, indifference, improvement, alpha, beta, batch, max_games,
-                                    seed, workers=workers, progress=update, objective=objective)
+        try:
+            result = sequential.compare(sa, sb, table, others, indifference, improvement, alpha, beta, batch,
+                                        max_games, seed, workers=workers, progress=update, objective=objective,
+                                        out=folder)
+        except ValueError as exc:  # an output folder that cannot be used: found before any game
+            raise click.ClickException(str(exc)) from None
     if folder is not None:
         result.write(folder)
     if as_json:
