@@ -107,9 +107,17 @@ def machine_functions(dispatcher) -> list[tuple[int, str, int]]:
 def write_perf_map(dispatcher, path: Path) -> list[tuple[int, str, int]]:
     """Write where each machine function of ``dispatcher``'s compiled entries lies, in perf's map format.
 
-    Returns them as :func:`machine_functions` does.
+    Returns them as :func:`machine_functions` does. A table with a searching
+    seat plays through the search's entries, each a library of its own
+    (:mod:`sim.engine.search`, and the rollouts it calls, optimised apart):
+    their functions are mapped too, once compiled.
     """
+    from sim.engine import rollout, search
+
     starts = machine_functions(dispatcher)
+    for extra in (search.search_batch, search.turn_continuations, rollout.run_trials):
+        starts += machine_functions(extra)
+    starts = sorted(set(starts))
     with open(path, "w", encoding="utf-8") as out:
         # perf wants each symbol's size: up to the next function (the last gets 64 KB).
         for (address, name, _), (following, _, _) in zip(starts, starts[1:] + [(starts[-1][0] + 65536, "", 0)]):
