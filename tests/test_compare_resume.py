@@ -8,11 +8,6 @@ and its verdict and every game's gain must be those of an uninterrupted run.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +16,7 @@ from click.testing import CliRunner
 
 from experiments import sequential
 from sim.cli import main
+from tests.killing import kill_after_files
 
 # Rami 51 at four greedy seats, the arms told apart by one habit: 2,000 duplicate games at one look, each arm's
 # four rotations written in batches of 500 games (a thread gets four batches), some 16,000 games in all.
@@ -43,15 +39,7 @@ def test_a_killed_comparison_resumes_to_the_verdict_of_a_whole_run(tmp_path):
     done = CliRunner().invoke(main, [*COMPARE, "--out", str(whole)])
     assert done.exit_code == 0, done.output
 
-    process = subprocess.Popen([sys.executable, "-m", "sim", *COMPARE, "--out", str(killed)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 600
-    while len(_batch_files(killed)) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert process.poll() is None, "the comparison ended before it could be killed: " + process.stderr.read().decode()
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    kept = _batch_files(killed)
+    kept = kill_after_files([*COMPARE, "--out", str(killed)], lambda: _batch_files(killed), 3)
     assert kept and not (killed / "comparison.json").exists()
 
     resumed = CliRunner().invoke(main, [*COMPARE, "--out", str(killed)])

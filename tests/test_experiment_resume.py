@@ -8,11 +8,6 @@ finishes it, and its summary must be the one an uninterrupted run writes.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -23,6 +18,7 @@ from experiments.arms import play_arms
 from experiments.experiment import Experiment
 from experiments.runner import DATA, SUMMARY, read_summary
 from sim.cli import main
+from tests.killing import kill_after_files
 
 # Two arms at 3 players: the reference table of three greedy players (one dataset: its rotations deal the very
 # same game) and a duplicate arm played once per rotation (three datasets); 8 batches of 50 games each.
@@ -43,15 +39,7 @@ def test_a_killed_experiment_run_resumes_and_plays_only_the_missing_games(tmp_pa
     done = CliRunner().invoke(main, [*RUN, "--out", str(whole)])
     assert done.exit_code == 0, done.output
 
-    process = subprocess.Popen([sys.executable, "-m", "sim", *RUN, "--out", str(killed)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 600
-    while len(_batch_files(killed)) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert process.poll() is None, "the run ended before it could be killed: " + process.stderr.read().decode()
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    kept = _batch_files(killed)
+    kept = kill_after_files([*RUN, "--out", str(killed)], lambda: _batch_files(killed), 3)
     assert kept and not (killed / SUMMARY).exists()
 
     resumed = CliRunner().invoke(main, [*RUN, "--out", str(killed)])
