@@ -50,7 +50,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -677,17 +676,12 @@ def _play_stored(r: rules.Ruleset, seated: list[strategy_lib.Strategy], seed: in
     """A player's table (seat 0 of ``seated``) in every rotation, each a results dataset ``folder/rotation-K``
     (games on disk not played again), read back as :func:`experiments.tournament.play_table` gives them."""
     s, n = seated[0], len(seated)
-    cluster = distributed.current()
-    threads = cluster.threads() if cluster is not None else workers or os.cpu_count() or 1
-    # A dataset's batch is one thread's work: the store's default of at least 250 games a file keeps a
-    # ladder's few deals on one thread, which a searching seat (seconds a game) cannot afford. One batch
-    # a thread keeps every core busy for a file a thread; a seat that does not search plays in a blink.
-    batch = math.ceil(games / threads) if s.base is not None else None
     frames = []
     for k in range(n):
         order = rotated_seats(seated, k)
-        # The permission to seat the ceiling is given where it sits, and only there.
-        sim.simulate(r, order, n_games=games, seed=seed, workers=workers, progress=tick, batch_size=batch,
+        # The permission to seat the ceiling is given where it sits, and only there. The batches are the
+        # store's: for a searching seat, small enough that a ladder's few deals keep every core busy.
+        sim.simulate(r, order, n_games=games, seed=seed, workers=workers, progress=tick,
                      out=folder / f"rotation-{k}", allow_clairvoyant=strategy_lib.clairvoyant(s))
         frames.append(_rotations(dataset_rows(folder / f"rotation-{k}").filter(pl.col("game") < games), n, s.name,
                                  only=k))

@@ -192,9 +192,11 @@ def simulate(
         threads size the default batches instead.
     batch_size : int, optional
         Games per batch (default: about 50 batches per worker, at most 2000
-        games; with ``out``, at least 250; in memory, for games of any
-        number of rounds, up to 1,820 while each worker gets four batches);
-        with ``out``, one file per table and batch. Results do not depend on it.
+        games; with ``out``, at least 250, or for a table with a searching
+        seat, whose games cost up to seconds, 16 batches per worker of at
+        most 250 games; in memory, for games of any number of rounds, up to
+        1,820 while each worker gets four batches); with ``out``, one file
+        per table and batch. Results do not depend on it.
     max_rounds : int
         Round cap per game; a game reaching it is marked ``truncated``.
     progress : callable, optional
@@ -348,8 +350,8 @@ def _checked_run(ruleset: Ruleset | str, strategies: Sequence[str | strategy_lib
         raise ValueError(f"game indices go up to {LAST_GAME:,}; first_game + n_games is {first_game + n_games:,}")
     kr = kernel_rules(r)
     fixed = None if per_game_only else batches.fixed_rows(kr, max_rounds)
-    batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed)
     kinds, params = strategy_lib.parameter_arrays(chosen, engine_play.MAX_SEATS)
+    batch_size = _batch_size(batch_size, n_games, workers, out, per_game_only, fixed, engine_play.searching(kinds))
     cond = _checked_condition(condition, r, seed, first_game, cluster, out)
     return _Run(ruleset=r, chosen=chosen, n_games=n_games, first_game=first_game, seed=seed, workers=workers,
                 max_rounds=max_rounds, rotate=bool(rotate), per_game_only=per_game_only, batch_size=batch_size,
@@ -380,11 +382,16 @@ def _simulate(run: _Run) -> pl.DataFrame | store.Dataset:
 
 
 def _batch_size(batch_size: int | None, n_games: int, workers: int, out: Any, per_game_only: bool,
-                fixed: int | None) -> int:
+                fixed: int | None, searching: bool = False) -> int:
     """Games per batch: the one given, checked, or about 50 batches per worker (:func:`simulate` says the bounds)."""
     if batch_size is None:
         batch_size = max(1, min(2000, math.ceil(n_games / (50 * workers))))
-        if out is not None:
+        if out is not None and searching:
+            # A searching game costs up to seconds: a batch of 250 would leave the other workers idle below a
+            # few hundred games, and a run stopped midway would lose minutes of each worker's batch. Sixteen
+            # batches a worker, at most 250 games: a file's 12 KB is nothing beside the CPU it holds.
+            batch_size = max(1, min(250, math.ceil(n_games / (16 * workers))))
+        elif out is not None:
             # Each file costs about 12 KB of footer and provenance: no batch file under 250 games.
             batch_size = min(2000, max(batch_size, 250))
         elif not per_game_only and fixed is None:

@@ -142,6 +142,17 @@ def test_results_hang_on_the_seed_alone_whatever_the_workers():
         assert last["total"].to_list() == totals
 
 
+def test_a_searching_table_written_to_a_dataset_keeps_every_worker_busy(tmp_path):
+    # A searching game costs up to seconds: 8 games in 8 batches, where the 250 games a file of other tables
+    # would put them all in one batch on one thread. The rows are those of a run in memory.
+    sim.simulate("rami51", SEATS, n_games=8, seed=2, workers=2, out=tmp_path / "d")
+    assert len(list((tmp_path / "d" / "rounds").glob("*.parquet"))) == 8
+    assert sim.load(tmp_path / "d", "rounds").sort("game", "round", "seat").collect()["points"].to_list() == \
+        sim.simulate("rami51", SEATS, n_games=8, seed=2, workers=2).sort("game", "round", "seat")["points"].to_list()
+    sim.simulate("rami51", ["greedy"] * 4, n_games=8, seed=2, workers=2, out=tmp_path / "plain")
+    assert len(list((tmp_path / "plain" / "rounds").glob("*.parquet"))) == 1
+
+
 def test_a_table_without_search_plays_the_plain_loop():
     kinds, _ = S.parameter_arrays([S.get("expert")] * 4, 6)
     assert not sim.engine.play.searching(kinds)
