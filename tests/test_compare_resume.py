@@ -19,7 +19,7 @@ from sim.cli import main
 from tests.killing import kill_after_files
 
 # Rami 51 at four greedy seats, the arms told apart by one habit: 2,000 duplicate games at one look, each arm's
-# four rotations written in batches of 500 games (a thread gets four batches), some 16,000 games in all.
+# four rotations written in batches of 250 games (the store's least for a plain table), 16,000 games in all.
 COMPARE = ["compare", "greedy:open_extra=10", "greedy", "--field", "greedy,greedy,greedy", "--batch", "2000",
            "--max-games", "2000", "--seed", "5", "--workers", "1", "--quiet", "--json"]
 
